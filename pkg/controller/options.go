@@ -1,0 +1,60 @@
+package controller
+
+import (
+	"time"
+
+	"github.com/container-storage-interface/spec/lib/go/csi"
+	"github.com/kubernetes-csi/csi-lib-utils/rpc"
+	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	storagelisters "k8s.io/client-go/listers/storage/v1"
+	"k8s.io/client-go/tools/record"
+)
+
+// Features are the feature gates the provisioner acts on, read once at start-up.
+type Features struct {
+	// Topology lets the provisioner send accessibility requirements to a driver
+	// that has the VOLUME_ACCESSIBILITY_CONSTRAINTS plugin capability.
+	Topology bool
+	// HonorPVReclaimPolicy keeps the PV deletion-protection finalizer on
+	// provisioned PVs so deleting a Bound PV does not leak its volume.
+	HonorPVReclaimPolicy bool
+	// CrossNamespaceVolumeDataSource allows dataSourceRef in another namespace.
+	CrossNamespaceVolumeDataSource bool
+}
+
+// Options configure a CSI provisioner. Every dependency is injected so tests
+// can replace it.
+type Options struct {
+	// DriverName is the CSI driver name from GetPluginInfo; it is also the
+	// provisioner name matched against StorageClass.provisioner.
+	DriverName string
+	// Identity is the unique identity of this provisioner instance, written
+	// into the provisioner-identity annotation of PVs it creates.
+	Identity string
+
+	Client        kubernetes.Interface
+	CSIClient     csi.ControllerClient
+	EventRecorder record.EventRecorder
+
+	ClaimLister            corelisters.PersistentVolumeClaimLister
+	NodeLister             corelisters.NodeLister
+	CSINodeLister          storagelisters.CSINodeLister
+	VolumeAttachmentLister storagelisters.VolumeAttachmentLister
+
+	PluginCapabilities     rpc.PluginCapabilitySet
+	ControllerCapabilities rpc.ControllerCapabilitySet
+
+	// Timeout bounds each CSI call (--timeout).
+	Timeout              time.Duration
+	VolumeNamePrefix     string
+	VolumeNameUUIDLength int
+	ExtraCreateMetadata  bool
+	StrictTopology       bool
+	ImmediateTopology    bool
+	DefaultFSType        string
+	// ControllerPublishReadOnly marks PVs of ReadOnlyMany claims read-only.
+	ControllerPublishReadOnly bool
+
+	Features Features
+}
