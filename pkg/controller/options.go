@@ -38,6 +38,8 @@ type Options struct {
 	EventRecorder record.EventRecorder
 
 	ClaimLister            corelisters.PersistentVolumeClaimLister
+	VolumeLister           corelisters.PersistentVolumeLister
+	ClassLister            storagelisters.StorageClassLister
 	NodeLister             corelisters.NodeLister
 	CSINodeLister          storagelisters.CSINodeLister
 	VolumeAttachmentLister storagelisters.VolumeAttachmentLister

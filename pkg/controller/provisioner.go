@@ -22,23 +22,28 @@ var (
 
 // New returns a Provisioner for the driver described by opts.
 func New(opts Options) (*Provisioner, error) {
+	switch {
+	case opts.DriverName == "":
+		return nil, errors.New("provisioner needs a driver name")
+	case opts.Client == nil || opts.CSIClient == nil:
+		return nil, errors.New("provisioner needs a Kubernetes client and a CSI client")
+	case opts.ClaimLister == nil || opts.VolumeLister == nil || opts.ClassLister == nil ||
+		opts.NodeLister == nil || opts.CSINodeLister == nil || opts.VolumeAttachmentLister == nil:
+		return nil, errors.New("provisioner needs claim, volume, class, node, CSINode and VolumeAttachment listers")
+	case opts.Timeout <= 0:
+		return nil, errors.New("provisioner needs a positive CSI call timeout")
+	case opts.VolumeNamePrefix == "":
+		return nil, errors.New("provisioner needs a volume name prefix")
+	}
 	return &Provisioner{opts: opts}, nil
 }
 
-// Provision is being written.
-func (p *Provisioner) Provision(ctx context.Context, o controller.ProvisionOptions) (*v1.PersistentVolume, controller.ProvisioningState, error) {
-	return nil, controller.ProvisioningFinished, errors.New("not implemented")
-}
-
-// Delete is being written.
-func (p *Provisioner) Delete(ctx context.Context, pv *v1.PersistentVolume) error {
-	return errors.New("not implemented")
-}
-
-// SupportsBlock reports that raw block claims may be sent to the driver.
+// SupportsBlock reports that raw block claims may be sent to the driver; a
+// driver that cannot make one answers CreateVolume with an error.
 func (p *Provisioner) SupportsBlock(ctx context.Context) bool { return true }
 
-// ShouldProvision is being written.
+// ShouldProvision leaves claims whose data source is filled by a volume
+// populator to that populator.
 func (p *Provisioner) ShouldProvision(ctx context.Context, claim *v1.PersistentVolumeClaim) bool {
-	return false
+	return !isPopulatorClaim(claim)
 }

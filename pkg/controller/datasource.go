@@ -1,0 +1,126 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/container-storage-interface/spec/lib/go/csi"
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
+)
+
+const (
+	snapshotAPIGroup = "snapshot.storage.k8s.io"
+	snapshotKind     = "VolumeSnapshot"
+	claimKind        = "PersistentVolumeClaim"
+)
+
+// dataSource is what a claim asks its volume to be filled from.
+type dataSource struct {
+	APIGroup  string
+	Kind      string
+	Name      string
+	Namespace string
+}
+
+func (d dataSource) isClaim() bool { return d.APIGroup == "" && d.Kind == claimKind }
+func (d dataSource) isSnapshot() bool {
+	return d.APIGroup == snapshotAPIGroup && d.Kind == snapshotKind
+}
+
+// claimDataSource returns the claim's data source, nil when it has none.
+// dataSourceRef wins over dataSource: it is the newer field, it may name
+// another namespace, and the API server mirrors one into the other when
+// only one is set.
+func claimDataSource(claim *v1.PersistentVolumeClaim) *dataSource {
+	if ref := claim.Spec.DataSourceRef; ref != nil {
+		ds := &dataSource{Kind: ref.Kind, Name: ref.Name, Namespace: claim.Namespace}
+		if ref.APIGroup != nil {
+			ds.APIGroup = *ref.APIGroup
+		}
+		if ref.Namespace != nil && *ref.Namespace != "" {
+			ds.Namespace = *ref.Namespace
+		}
+		return ds
+	}
+	if ref := claim.Spec.DataSource; ref != nil {
+		ds := &dataSource{Kind: ref.Kind, Name: ref.Name, Namespace: claim.Namespace}
+		if ref.APIGroup != nil {
+			ds.APIGroup = *ref.APIGroup
+		}
+		return ds
+	}
+	return nil
+}
+
+// isPopulatorClaim tells whether a claim's data source is one this
+// provisioner does not fill: a volume populator owns such claims.
+func isPopulatorClaim(claim *v1.PersistentVolumeClaim) bool {
+	ds := claimDataSource(claim)
+	return ds != nil && !ds.isClaim() && !ds.isSnapshot()
+}
+
+// cloneSource checks that a claim may be cloned into the new claim and
+// returns the CSI content source that names its volume. It never returns a
+// volume that would be silently empty: every refusal is an error.
+func (p *Provisioner) contentSource(ctx context.Context, claim *v1.PersistentVolumeClaim, sc string) (*csi.VolumeContentSource, *v1.PersistentVolumeClaim, error) {
+	ds := claimDataSource(claim)
+	switch {
+	case ds == nil:
+		return nil, nil, nil
+	case ds.isSnapshot():
+		return nil, nil, fmt.Errorf("data source %s %s/%s: VolumeSnapshot data sources are not supported by this release", ds.Kind, ds.Namespace, ds.Name)
+	case !ds.isClaim():
+		return nil, nil, &controller.IgnoredError{Reason: fmt.Sprintf("data source kind %q of API group %q is left to its volume populator", ds.Kind, ds.APIGroup)}
+	}
+	if ds.Namespace != claim.Namespace && !p.opts.Features.CrossNamespaceVolumeDataSource {
+		return nil, nil, fmt.Errorf("data source claim %s/%s is in another namespace and the CrossNamespaceVolumeDataSource feature is off", ds.Namespace, ds.Name)
+	}
+	if !p.opts.ControllerCapabilities[csi.ControllerServiceCapability_RPC_CLONE_VOLUME] {
+		return nil, nil, fmt.Errorf("data source claim %s/%s: driver %s does not support cloning", ds.Namespace, ds.Name, p.opts.DriverName)
+	}
+
+	source, err := p.opts.ClaimLister.PersistentVolumeClaims(ds.Namespace).Get(ds.Name)
+	if err != nil {
+		return nil, nil, fmt.Errorf("data source claim %s/%s: %w", ds.Namespace, ds.Name, err)
+	}
+	if source.DeletionTimestamp != nil {
+		return nil, nil, fmt.Errorf("data source claim %s/%s is being deleted", ds.Namespace, ds.Name)
+	}
+	if source.Status.Phase != v1.ClaimBound || source.Spec.VolumeName == "" {
+		return nil, nil, fmt.Errorf("data source claim %s/%s is not bound", ds.Namespace, ds.Name)
+	}
+	sourceClass := ""
+	if source.Spec.StorageClassName != nil {
+		sourceClass = *source.Spec.StorageClassName
+	}
+	if sourceClass != sc {
+		return nil, nil, fmt.Errorf("data source claim %s/%s has StorageClass %q, the clone asks for %q: both must use the same StorageClass", ds.Namespace, ds.Name, sourceClass, sc)
+	}
+	if isBlock(source) != isBlock(claim) {
+		return nil, nil, fmt.Errorf("data source claim %s/%s has a different volume mode than the clone", ds.Namespace, ds.Name)
+	}
+	sourceSize := source.Status.Capacity[v1.ResourceStorage]
+	requested := claim.Spec.Resources.Requests[v1.ResourceStorage]
+	if requested.Cmp(sourceSize) < 0 {
+		return nil, nil, fmt.Errorf("requested size %s is smaller than data source claim %s/%s (%s)", requested.String(), ds.Namespace, ds.Name, sourceSize.String())
+	}
+
+	volume, err := p.opts.VolumeLister.Get(source.Spec.VolumeName)
+	if err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil, fmt.Errorf("volume %s of data source claim %s/%s not found", source.Spec.VolumeName, ds.Namespace, ds.Name)
+		}
+		return nil, nil, err
+	}
+	if volume.Spec.CSI == nil || volume.Spec.CSI.Driver != p.opts.DriverName {
+		return nil, nil, fmt.Errorf("volume %s of data source claim %s/%s is not a volume of driver %s", volume.Name, ds.Namespace, ds.Name, p.opts.DriverName)
+	}
+	if ref := volume.Spec.ClaimRef; ref == nil || ref.UID != source.UID {
+		return nil, nil, fmt.Errorf("volume %s is not bound to data source claim %s/%s", volume.Name, ds.Namespace, ds.Name)
+	}
+	return &csi.VolumeContentSource{Type: &csi.VolumeContentSource_Volume{
+		Volume: &csi.VolumeContentSource_VolumeSource{VolumeId: volume.Spec.CSI.VolumeHandle},
+	}}, source, nil
+}

@@ -1,0 +1,84 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/container-storage-interface/spec/lib/go/csi"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/klog/v2"
+	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
+
+	"github.com/csi-protect/external-provisioner/pkg/controller/parameters"
+)
+
+// Delete deletes the volume behind a released PV with DeleteVolume. It refuses
+// while the volume is still attached to a node: deleting it then would pull
+// storage from under a running workload.
+func (p *Provisioner) Delete(ctx context.Context, pv *v1.PersistentVolume) error {
+	if pv == nil || pv.Spec.CSI == nil {
+		return &controller.IgnoredError{Reason: "not a CSI volume"}
+	}
+	if pv.Spec.CSI.Driver != p.opts.DriverName {
+		return &controller.IgnoredError{Reason: fmt.Sprintf("volume of driver %q", pv.Spec.CSI.Driver)}
+	}
+	logger := klog.LoggerWithValues(klog.FromContext(ctx), "PV", pv.Name, "handle", pv.Spec.CSI.VolumeHandle)
+
+	if node, err := p.attachedTo(pv.Name); err != nil {
+		return err
+	} else if node != "" {
+		return fmt.Errorf("persistentvolume %s is still attached to node %s", pv.Name, node)
+	}
+
+	ref, err := parameters.DeletionSecretRef(pv, p.classParameters)
+	if err != nil {
+		return fmt.Errorf("deletion secret of persistentvolume %s: %w", pv.Name, err)
+	}
+	credentials, err := parameters.FetchSecret(ctx, p.opts.Client.CoreV1(), ref)
+	if err != nil {
+		return fmt.Errorf("deletion secret of persistentvolume %s: %w", pv.Name, err)
+	}
+
+	callCtx, cancel := context.WithTimeout(ctx, p.opts.Timeout)
+	defer cancel()
+	_, err = p.opts.CSIClient.DeleteVolume(callCtx, &csi.DeleteVolumeRequest{
+		VolumeId: pv.Spec.CSI.VolumeHandle,
+		Secrets:  credentials,
+	})
+	if err != nil && !isNotFound(err) {
+		return fmt.Errorf("rpc error from DeleteVolume for persistentvolume %s: %w", pv.Name, err)
+	}
+	logger.V(2).Info("Volume deleted")
+	return nil
+}
+
+// attachedTo returns the node a VolumeAttachment still attaches pv to.
+func (p *Provisioner) attachedTo(pvName string) (string, error) {
+	attachments, err := p.opts.VolumeAttachmentLister.List(labels.Everything())
+	if err != nil {
+		return "", err
+	}
+	for _, va := range attachments {
+		if name := va.Spec.Source.PersistentVolumeName; name != nil && *name == pvName {
+			return va.Spec.NodeName, nil
+		}
+	}
+	return "", nil
+}
+
+// classParameters reads a class's parameters for the deletion-secret fallback
+// of PVs created without the deletion-secret annotations.
+func (p *Provisioner) classParameters(name string) (map[string]string, error) {
+	class, err := p.opts.ClassLister.Get(name)
+	if err != nil {
+		return nil, err
+	}
+	return class.Parameters, nil
+}
+
+func isNotFound(err error) bool {
+	return status.Code(err) == codes.NotFound
+}

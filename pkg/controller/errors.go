@@ -1,0 +1,32 @@
+package controller
+
+import (
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
+)
+
+// provisioningState maps a CreateVolume error to the lib's provisioning state
+// as the CSI spec defines the codes: a final error means the driver created
+// nothing; any code that leaves the call possibly running (timeout,
+// Unavailable, Aborted, ...) means the volume may still appear, so the lib must
+// call again with the same name until it gets a final answer.
+func provisioningState(err error, hasSelectedNode bool) controller.ProvisioningState {
+	st, ok := status.FromError(err)
+	if !ok {
+		// Not a gRPC status: the call may have reached the driver.
+		return controller.ProvisioningInBackground
+	}
+	switch st.Code() {
+	case codes.ResourceExhausted:
+		if hasSelectedNode {
+			// The node cannot host the volume: let the scheduler pick another.
+			return controller.ProvisioningReschedule
+		}
+		return controller.ProvisioningInBackground
+	case codes.Canceled, codes.DeadlineExceeded, codes.Unavailable, codes.Aborted:
+		return controller.ProvisioningInBackground
+	default:
+		return controller.ProvisioningFinished
+	}
+}

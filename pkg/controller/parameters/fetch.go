@@ -1,0 +1,30 @@
+package parameters
+
+import (
+	"context"
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+)
+
+// FetchSecret reads the secret ref points to and returns its data as the
+// string map CSI requests carry. A nil ref means "no secret" and gives a nil
+// map. client is typically clientset.CoreV1(). The API error is wrapped, so
+// apierrors.IsNotFound works on the result.
+func FetchSecret(ctx context.Context, client typedcorev1.SecretsGetter, ref *v1.SecretReference) (map[string]string, error) {
+	if ref == nil {
+		return nil, nil
+	}
+	secret, err := client.Secrets(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("getting secret %s/%s: %w", ref.Namespace, ref.Name, err)
+	}
+	// Only Data: StringData is write-only and never returned by the API server.
+	credentials := make(map[string]string, len(secret.Data))
+	for k, v := range secret.Data {
+		credentials[k] = string(v)
+	}
+	return credentials, nil
+}

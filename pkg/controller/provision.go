@@ -1,0 +1,228 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/container-storage-interface/spec/lib/go/csi"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
+
+	"github.com/csi-protect/external-provisioner/pkg/controller/parameters"
+	"github.com/csi-protect/external-provisioner/pkg/controller/topology"
+)
+
+// Provision creates a volume for a claim with CreateVolume and returns its PV.
+//
+// Every error before CreateVolume returns ProvisioningNoChange: a previous
+// call may still be running in the driver, and only a driver answer may say
+// that nothing is being created.
+func (p *Provisioner) Provision(ctx context.Context, o controller.ProvisionOptions) (*v1.PersistentVolume, controller.ProvisioningState, error) {
+	claim, class := o.PVC, o.StorageClass
+	if claim == nil || class == nil {
+		return nil, controller.ProvisioningFinished, errors.New("provision called without a claim or a StorageClass")
+	}
+	logger := klog.LoggerWithValues(klog.FromContext(ctx), "PVC", klog.KObj(claim), "StorageClass", class.Name)
+	ctx = klog.NewContext(ctx, logger)
+
+	if class.Provisioner != p.opts.DriverName {
+		return nil, controller.ProvisioningFinished, &controller.IgnoredError{Reason: fmt.Sprintf("StorageClass %s names provisioner %q", class.Name, class.Provisioner)}
+	}
+	req, prep, err := p.prepare(ctx, o)
+	if err != nil {
+		return nil, prepareState(err), err
+	}
+
+	if prep.cloneSource != nil {
+		// The source must stay until the clone exists; the cloning
+		// protection controller removes the finalizer afterwards.
+		if err := addClaimFinalizer(ctx, p.opts.Client, prep.cloneSource, CloningProtectionFinalizer); err != nil {
+			return nil, controller.ProvisioningNoChange, err
+		}
+	}
+
+	logger.V(4).Info("Calling CreateVolume", "volume", req.Name, "requiredBytes", req.CapacityRange.GetRequiredBytes())
+	callCtx, cancel := context.WithTimeout(ctx, p.opts.Timeout)
+	resp, err := p.opts.CSIClient.CreateVolume(callCtx, req)
+	cancel()
+	if err != nil {
+		state := provisioningState(err, o.SelectedNode != nil)
+		logger.V(2).Info("CreateVolume failed", "volume", req.Name, "state", state, "err", err)
+		return nil, state, fmt.Errorf("rpc error from CreateVolume for volume %s: %w", req.Name, err)
+	}
+	volume := resp.GetVolume()
+	if err := p.checkCreated(req, volume); err != nil {
+		state, err := p.undoCreate(ctx, req, volume, err)
+		return nil, state, err
+	}
+
+	capacity := volume.CapacityBytes
+	if capacity == 0 {
+		// Zero means the driver does not know; the request was honoured.
+		capacity = req.CapacityRange.GetRequiredBytes()
+	}
+	pv := p.buildPV(pvSpec{
+		name:         req.Name,
+		claim:        claim,
+		class:        class.Name,
+		reclaim:      reclaimPolicy(class.ReclaimPolicy),
+		mountOptions: class.MountOptions,
+		fsType:       prep.fsType,
+		capacity:     capacity,
+		volume:       volume,
+		secrets:      prep.secrets,
+		topology:     prep.topology,
+	})
+	logger.V(2).Info("Volume created", "volume", req.Name, "handle", volume.VolumeId, "capacityBytes", capacity)
+	return pv, controller.ProvisioningFinished, nil
+}
+
+// checkCreated refuses a driver answer that does not give what was asked.
+func (p *Provisioner) checkCreated(req *csi.CreateVolumeRequest, volume *csi.Volume) error {
+	if volume == nil || volume.VolumeId == "" {
+		return fmt.Errorf("driver %s returned no volume id for volume %s", p.opts.DriverName, req.Name)
+	}
+	if required := req.CapacityRange.GetRequiredBytes(); volume.CapacityBytes != 0 && volume.CapacityBytes < required {
+		return fmt.Errorf("driver %s created volume %s with %d bytes, less than the %d bytes requested", p.opts.DriverName, req.Name, volume.CapacityBytes, required)
+	}
+	if req.VolumeContentSource != nil && volume.ContentSource == nil {
+		return fmt.Errorf("driver %s created volume %s without the requested content source: refusing an empty clone", p.opts.DriverName, req.Name)
+	}
+	return nil
+}
+
+// undoCreate deletes a volume the driver created wrongly. If that fails the
+// volume may still exist, so the lib must come back (InBackground) and the
+// retry finds it again by name.
+func (p *Provisioner) undoCreate(ctx context.Context, req *csi.CreateVolumeRequest, volume *csi.Volume, cause error) (controller.ProvisioningState, error) {
+	if volume == nil || volume.VolumeId == "" {
+		return controller.ProvisioningInBackground, cause
+	}
+	callCtx, cancel := context.WithTimeout(ctx, p.opts.Timeout)
+	defer cancel()
+	_, err := p.opts.CSIClient.DeleteVolume(callCtx, &csi.DeleteVolumeRequest{VolumeId: volume.VolumeId, Secrets: req.Secrets})
+	if err != nil && !isNotFound(err) {
+		return controller.ProvisioningInBackground, fmt.Errorf("%v; deleting it again failed and will be retried: %w", cause, err)
+	}
+	return controller.ProvisioningFinished, fmt.Errorf("%v; the volume was deleted", cause)
+}
+
+// prepared is what prepare derives from a claim before CreateVolume.
+type prepared struct {
+	fsType      string
+	secrets     pvSecrets
+	topology    bool
+	cloneSource *v1.PersistentVolumeClaim
+}
+
+func (p *Provisioner) prepare(ctx context.Context, o controller.ProvisionOptions) (*csi.CreateVolumeRequest, *prepared, error) {
+	claim, class := o.PVC, o.StorageClass
+	if claim.Spec.Selector != nil {
+		return nil, nil, errors.New("claims with a label selector cannot be provisioned dynamically")
+	}
+	params, err := parameters.Parse(class.Parameters)
+	if err != nil {
+		return nil, nil, fmt.Errorf("StorageClass %s: %w", class.Name, err)
+	}
+	for _, warning := range params.Warnings {
+		klog.FromContext(ctx).Info("StorageClass uses a deprecated parameter", "warning", warning)
+	}
+	name, err := volumeName(p.opts.VolumeNamePrefix, string(claim.UID), p.opts.VolumeNameUUIDLength)
+	if err != nil {
+		return nil, nil, err
+	}
+	requested, ok := claim.Spec.Resources.Requests[v1.ResourceStorage]
+	if !ok {
+		return nil, nil, errors.New("claim does not request storage")
+	}
+	if requested.Sign() < 0 {
+		return nil, nil, fmt.Errorf("claim requests a negative size %s", requested.String())
+	}
+
+	prep := &prepared{fsType: params.FSType}
+	if prep.fsType == "" {
+		prep.fsType = p.opts.DefaultFSType
+	}
+	if isBlock(claim) {
+		prep.fsType = ""
+	}
+	capability, err := volumeCapability(claim, prep.fsType, class.MountOptions,
+		p.opts.ControllerCapabilities[csi.ControllerServiceCapability_RPC_SINGLE_NODE_MULTI_WRITER])
+	if err != nil {
+		return nil, nil, err
+	}
+
+	req := &csi.CreateVolumeRequest{
+		Name:               name,
+		Parameters:         params.DriverParameters,
+		VolumeCapabilities: []*csi.VolumeCapability{capability},
+		CapacityRange:      &csi.CapacityRange{RequiredBytes: requested.Value()},
+	}
+	if p.opts.ExtraCreateMetadata {
+		req.Parameters = withExtraMetadata(req.Parameters, claim, name)
+	}
+
+	if prep.secrets, req.Secrets, err = p.secrets(ctx, params, name, claim); err != nil {
+		return nil, nil, err
+	}
+
+	if p.topologyEnabled() {
+		prep.topology = true
+		req.AccessibilityRequirements, err = topology.Requirements(ctx, topology.Request{
+			DriverName:        p.opts.DriverName,
+			PVName:            claim.Name, // the claim name spreads StatefulSet replicas, as upstream does
+			AllowedTopologies: class.AllowedTopologies,
+			SelectedNode:      o.SelectedNode,
+			StrictTopology:    p.opts.StrictTopology,
+			ImmediateTopology: p.opts.ImmediateTopology,
+			CSINodes:          p.opts.CSINodeLister,
+			Nodes:             p.opts.NodeLister,
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("accessibility requirements: %w", err)
+		}
+	}
+
+	if req.VolumeContentSource, prep.cloneSource, err = p.contentSource(ctx, claim, class.Name); err != nil {
+		return nil, nil, err
+	}
+	return req, prep, nil
+}
+
+// prepareState is the state after an error before CreateVolume. Errors that
+// were true from the first attempt (the class is immutable) cannot hide a
+// call still running in the driver and are final; any other may follow an
+// earlier timed-out call, so the previous state stays.
+func prepareState(err error) controller.ProvisioningState {
+	var ignored *controller.IgnoredError
+	if errors.As(err, &ignored) || errors.Is(err, parameters.ErrUnknownKey) || errors.Is(err, parameters.ErrFSTypeConflict) {
+		return controller.ProvisioningFinished
+	}
+	return controller.ProvisioningNoChange
+}
+
+func (p *Provisioner) topologyEnabled() bool {
+	return p.opts.Features.Topology &&
+		p.opts.PluginCapabilities[csi.PluginCapability_Service_VOLUME_ACCESSIBILITY_CONSTRAINTS]
+}
+
+// withExtraMetadata returns a copy of params with the claim and PV names.
+func withExtraMetadata(params map[string]string, claim *v1.PersistentVolumeClaim, pvName string) map[string]string {
+	out := make(map[string]string, len(params)+3)
+	for k, v := range params {
+		out[k] = v
+	}
+	out[parameters.PVCNameKey] = claim.Name
+	out[parameters.PVCNamespaceKey] = claim.Namespace
+	out[parameters.PVNameKey] = pvName
+	return out
+}
+
+func reclaimPolicy(policy *v1.PersistentVolumeReclaimPolicy) v1.PersistentVolumeReclaimPolicy {
+	if policy == nil {
+		return v1.PersistentVolumeReclaimDelete
+	}
+	return *policy
+}

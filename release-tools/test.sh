@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Unit tests with the race detector, then csi-sanity on the mock driver with
+# its spec counts printed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+go test -mod=vendor -race -count=1 ./...
+echo "--- csi-sanity on the mock driver"
+go test -mod=vendor -count=1 -run 'TestSanity' -v ./pkg/mockdriver/ | grep -E '^(=== RUN|--- |PASS|FAIL|ok|csi-sanity)' 

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# gofmt, go vet and a vendor/ that matches go.mod and go.sum. Nothing in the
+# work tree is changed: differences are printed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+status=0
+
+unformatted=$(gofmt -l $(git ls-files --cached --others --exclude-standard '*.go' | grep -v '^vendor/'))
+if [ -n "$unformatted" ]; then
+	echo "gofmt needed on:"; echo "$unformatted"; status=1
+fi
+
+go vet -mod=vendor ./... || status=1
+
+if ! go mod tidy -diff; then
+	echo "go.mod/go.sum are not tidy: run 'go mod tidy'"; status=1
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+go mod vendor -o "$tmp/vendor"
+if ! diff -r vendor "$tmp/vendor" >/dev/null; then
+	echo "vendor/ is out of date: run 'go mod vendor' and commit"; status=1
+fi
+
+if [ $status -eq 0 ]; then echo "verify: ok"; fi
+exit $status
