@@ -200,3 +200,5 @@ func newSecret(namespace, name string, data map[string]string) *v1.Secret {
 	}
 	return s
 }
+
+var metaLabelSelector = metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}}

@@ -1,0 +1,174 @@
+package controller
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/container-storage-interface/spec/lib/go/csi"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
+)
+
+const sourceUID = "5f0c1d2e-0000-4000-8000-000000000001"
+
+// cloneFixture is a bound source claim with its PV, and a clone asking for it.
+func cloneFixture() (*v1.PersistentVolumeClaim, *v1.PersistentVolume, *v1.PersistentVolumeClaim) {
+	source := newClaim("golden", "1Gi")
+	source.UID = types.UID(sourceUID)
+	source.ResourceVersion = "7"
+	source.Spec.VolumeName = "pvc-" + sourceUID
+	source.Status.Phase = v1.ClaimBound
+	source.Status.Capacity = v1.ResourceList{v1.ResourceStorage: resource.MustParse("1Gi")}
+	pv := &v1.PersistentVolume{
+		ObjectMeta: metav1.ObjectMeta{Name: source.Spec.VolumeName},
+		Spec: v1.PersistentVolumeSpec{
+			PersistentVolumeSource: v1.PersistentVolumeSource{CSI: &v1.CSIPersistentVolumeSource{Driver: testDriver, VolumeHandle: "golden-handle"}},
+			ClaimRef:               &v1.ObjectReference{Namespace: testNamespace, Name: "golden", UID: source.UID},
+		},
+	}
+	clone := newClaim("copy", "1Gi")
+	clone.Spec.DataSource = &v1.TypedLocalObjectReference{Kind: "PersistentVolumeClaim", Name: "golden"}
+	return source, pv, clone
+}
+
+func TestCloneProtectsSourceBeforeCreateVolume(t *testing.T) {
+	source, pv, clone := cloneFixture()
+	e := newEnv(t, envObjects{claims: []*v1.PersistentVolumeClaim{source, clone}, volumes: []*v1.PersistentVolume{pv}})
+	e.csi.createFn = func(req *csi.CreateVolumeRequest) (*csi.CreateVolumeResponse, error) {
+		got, err := e.client.CoreV1().PersistentVolumeClaims(testNamespace).Get(context.Background(), "golden", metav1.GetOptions{})
+		if err != nil || !hasFinalizer(got, CloningProtectionFinalizer) {
+			t.Errorf("source claim lacks the cloning-protection finalizer during CreateVolume (err %v)", err)
+		}
+		return &csi.CreateVolumeResponse{Volume: &csi.Volume{VolumeId: "copy", ContentSource: req.VolumeContentSource}}, nil
+	}
+	if _, _, err := e.provision(t, clone, newClass(nil), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.csi.lastCreate(t).VolumeContentSource.GetVolume().GetVolumeId(); got != "golden-handle" {
+		t.Fatalf("content source volume = %q, want golden-handle", got)
+	}
+}
+
+func TestCloneHonoursDataSourceRef(t *testing.T) {
+	source, pv, clone := cloneFixture()
+	clone.Spec.DataSource = nil
+	clone.Spec.DataSourceRef = &v1.TypedObjectReference{Kind: "PersistentVolumeClaim", Name: "golden"}
+	e := newEnv(t, envObjects{claims: []*v1.PersistentVolumeClaim{source, clone}, volumes: []*v1.PersistentVolume{pv}})
+	if _, _, err := e.provision(t, clone, newClass(nil), nil); err != nil {
+		t.Fatal(err)
+	}
+	if e.csi.lastCreate(t).VolumeContentSource == nil {
+		t.Fatal("dataSourceRef must produce a content source")
+	}
+}
+
+func TestCloneRefusals(t *testing.T) {
+	cases := []struct {
+		name    string
+		objects func(source *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, clone *v1.PersistentVolumeClaim)
+		opts    func(*Options)
+		want    string
+	}{
+		{"source missing", func(s *v1.PersistentVolumeClaim, _ *v1.PersistentVolume, _ *v1.PersistentVolumeClaim) {
+			s.Name = "elsewhere"
+		}, nil, "not found"},
+		{"source unbound", func(s *v1.PersistentVolumeClaim, _ *v1.PersistentVolume, _ *v1.PersistentVolumeClaim) {
+			s.Status.Phase = v1.ClaimPending
+		}, nil, "not bound"},
+		{"source being deleted", func(s *v1.PersistentVolumeClaim, _ *v1.PersistentVolume, _ *v1.PersistentVolumeClaim) {
+			now := metav1.Now()
+			s.DeletionTimestamp = &now
+		}, nil, "being deleted"},
+		{"other class", func(s *v1.PersistentVolumeClaim, _ *v1.PersistentVolume, _ *v1.PersistentVolumeClaim) {
+			other := "slow"
+			s.Spec.StorageClassName = &other
+		}, nil, "same StorageClass"},
+		{"clone smaller", func(_ *v1.PersistentVolumeClaim, _ *v1.PersistentVolume, c *v1.PersistentVolumeClaim) {
+			c.Spec.Resources.Requests[v1.ResourceStorage] = resource.MustParse("512Mi")
+		}, nil, "smaller"},
+		{"volume mode differs", func(_ *v1.PersistentVolumeClaim, _ *v1.PersistentVolume, c *v1.PersistentVolumeClaim) {
+			block := v1.PersistentVolumeBlock
+			c.Spec.VolumeMode = &block
+		}, nil, "volume mode"},
+		{"source PV of another driver", func(_ *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, _ *v1.PersistentVolumeClaim) {
+			pv.Spec.CSI.Driver = "other.example.com"
+		}, nil, "not a volume of driver"},
+		{"driver cannot clone", nil, func(o *Options) {
+			o.ControllerCapabilities[csi.ControllerServiceCapability_RPC_CLONE_VOLUME] = false
+		}, "does not support cloning"},
+		{"other namespace", func(_ *v1.PersistentVolumeClaim, _ *v1.PersistentVolume, c *v1.PersistentVolumeClaim) {
+			ns := "team-b"
+			c.Spec.DataSourceRef = &v1.TypedObjectReference{Kind: "PersistentVolumeClaim", Name: "golden", Namespace: &ns}
+		}, nil, "CrossNamespaceVolumeDataSource"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			source, pv, clone := cloneFixture()
+			if tc.objects != nil {
+				tc.objects(source, pv, clone)
+			}
+			opts := func(*Options) {}
+			if tc.opts != nil {
+				opts = tc.opts
+			}
+			e := newEnv(t, envObjects{claims: []*v1.PersistentVolumeClaim{source, clone}, volumes: []*v1.PersistentVolume{pv}}, opts)
+			_, state, err := e.provision(t, clone, newClass(nil), nil)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want it to mention %q", err, tc.want)
+			}
+			if state == controller.ProvisioningInBackground || len(e.csi.creates) != 0 {
+				t.Fatalf("state %s after %d CreateVolume calls: a refused clone must create nothing", state, len(e.csi.creates))
+			}
+		})
+	}
+}
+
+func TestCloneRefusesVolumeWithoutContentSource(t *testing.T) {
+	source, pv, clone := cloneFixture()
+	e := newEnv(t, envObjects{claims: []*v1.PersistentVolumeClaim{source, clone}, volumes: []*v1.PersistentVolume{pv}})
+	e.csi.createFn = func(req *csi.CreateVolumeRequest) (*csi.CreateVolumeResponse, error) {
+		return &csi.CreateVolumeResponse{Volume: &csi.Volume{VolumeId: "empty"}}, nil
+	}
+	_, _, err := e.provision(t, clone, newClass(nil), nil)
+	if err == nil || !strings.Contains(err.Error(), "content source") {
+		t.Fatalf("err = %v, want a refusal of the empty clone", err)
+	}
+	if len(e.csi.deletes) != 1 || e.csi.deletes[0].VolumeId != "empty" {
+		t.Fatalf("deletes = %v, want the empty volume deleted", e.csi.deletes)
+	}
+}
+
+func TestSnapshotSourceIsRefusedNotSilentlyEmpty(t *testing.T) {
+	claim := newClaim("restore", "1Gi")
+	group := "snapshot.storage.k8s.io"
+	claim.Spec.DataSource = &v1.TypedLocalObjectReference{APIGroup: &group, Kind: "VolumeSnapshot", Name: "snap"}
+	e := newEnv(t, envObjects{})
+	if !e.prov.ShouldProvision(context.Background(), claim) {
+		t.Fatal("a snapshot claim must reach Provision so that it gets an event")
+	}
+	_, _, err := e.provision(t, claim, newClass(nil), nil)
+	if err == nil || !strings.Contains(err.Error(), "not supported") {
+		t.Fatalf("err = %v, want a not-supported error", err)
+	}
+	if len(e.csi.creates) != 0 {
+		t.Fatal("CreateVolume must not be called for a snapshot source")
+	}
+}
+
+func TestPopulatorSourceIsLeftToItsPopulator(t *testing.T) {
+	claim := newClaim("populated", "1Gi")
+	group := "populator.example.com"
+	claim.Spec.DataSourceRef = &v1.TypedObjectReference{APIGroup: &group, Kind: "Image", Name: "ubuntu"}
+	e := newEnv(t, envObjects{})
+	if e.prov.ShouldProvision(context.Background(), claim) {
+		t.Fatal("a claim of a volume populator must be left alone")
+	}
+	_, _, err := e.provision(t, claim, newClass(nil), nil)
+	if _, ok := err.(*controller.IgnoredError); !ok {
+		t.Fatalf("err = %v, want IgnoredError", err)
+	}
+}
