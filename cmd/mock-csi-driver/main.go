@@ -1,0 +1,59 @@
+// Command mock-csi-driver serves the mock CSI driver on a unix socket for
+// e2e tests and the demo. It stops cleanly on SIGTERM or SIGINT.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/csi-protect/external-provisioner/pkg/mockdriver"
+	"k8s.io/klog/v2"
+)
+
+func main() {
+	klog.InitFlags(nil)
+	var cfg mockdriver.Config
+	endpoint := flag.String("endpoint", "unix:///tmp/mock-csi.sock", "CSI endpoint, a unix socket such as unix:///run/csi/csi.sock")
+	flag.StringVar(&cfg.Name, "name", mockdriver.DefaultName, "driver name reported by GetPluginInfo")
+	flag.StringVar(&cfg.NodeID, "node-id", "", "node id reported by NodeGetInfo (default: host name)")
+	flag.StringVar(&cfg.StateFile, "state-file", "", "JSON file that keeps volumes across restarts (default: memory only)")
+	flag.BoolVar(&cfg.Topology, "topology", false, "advertise accessibility constraints with key "+mockdriver.TopologyKey)
+	flag.Int64Var(&cfg.Capacity, "capacity", 0, "total bytes available to volumes; enables GetCapacity (0: unlimited)")
+	flag.Int64Var(&cfg.MaxVolumeSize, "max-volume-size", 0, "largest volume in bytes (0: no limit)")
+	flag.DurationVar(&cfg.Faults.CreateDelay, "create-delay", 0, "delay before each CreateVolume")
+	flag.DurationVar(&cfg.Faults.DeleteDelay, "delete-delay", 0, "delay before each DeleteVolume")
+	flag.Float64Var(&cfg.Faults.FailureRate, "failure-rate", 0, "probability (0..1) that CreateVolume or DeleteVolume fails with --failure-code")
+	flag.Func("failure-code", "gRPC code of injected failures, e.g. Unavailable, ResourceExhausted, Internal (default Unavailable)", func(name string) error {
+		code, err := mockdriver.ParseCode(name)
+		cfg.Faults.FailureCode = code
+		return err
+	})
+	flag.IntVar(&cfg.Faults.ExitAfterCalls, "exit-after-calls", 0, "exit with status 2, without replying, after performing the Nth CreateVolume/DeleteVolume call (0: never)")
+	flag.Parse()
+	if flag.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "mock-csi-driver: unexpected arguments %q\n", flag.Args())
+		os.Exit(2)
+	}
+	os.Exit(run(cfg, *endpoint))
+}
+
+func run(cfg mockdriver.Config, endpoint string) int {
+	defer klog.Flush()
+	logger := klog.Background()
+	driver, err := mockdriver.New(cfg)
+	if err != nil {
+		logger.Error(err, "Invalid configuration")
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	if err := driver.Serve(klog.NewContext(ctx, logger), endpoint); err != nil {
+		logger.Error(err, "Serving failed")
+		return 1
+	}
+	return 0
+}
