@@ -1,0 +1,239 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/component-base/featuregate"
+
+	"github.com/csi-protect/external-provisioner/pkg/features"
+)
+
+// config is the parsed command line. Names, defaults and meanings follow
+// upstream external-provisioner v5.1.0.
+type config struct {
+	showVersion bool
+
+	csiAddress string
+	timeout    time.Duration
+
+	kubeconfig   string
+	master       string
+	kubeAPIQPS   float32
+	kubeAPIBurst int
+
+	leaderElection          bool
+	leaderElectionNamespace string
+	leaseDuration           time.Duration
+	renewDeadline           time.Duration
+	retryPeriod             time.Duration
+
+	httpEndpoint   string
+	metricsAddress string // deprecated alias of httpEndpoint
+	metricsPath    string
+	enablePprof    bool
+
+	workerThreads            uint
+	cloningProtectionThreads uint
+	retryIntervalStart       time.Duration
+	retryIntervalMax         time.Duration
+
+	volumeNamePrefix          string
+	volumeNameUUIDLength      int
+	extraCreateMetadata       bool
+	strictTopology            bool
+	immediateTopology         bool
+	defaultFSType             string
+	controllerPublishReadOnly bool
+	// preventVolumeModeConversion is accepted but not passed on: this
+	// release refuses VolumeSnapshot data sources, the only source whose
+	// volume mode it guards.
+	preventVolumeModeConversion bool
+
+	gates featuregate.MutableFeatureGate
+
+	// Accepted for command-line compatibility; only their defaults are
+	// allowed (see notBuiltFlags).
+	capacityThreads                uint
+	kubeAPICapacityQPS             float32
+	kubeAPICapacityBurst           int
+	enableCapacity                 bool
+	capacityForImmediateBinding    bool
+	capacityPollInterval           time.Duration
+	capacityOwnerrefLevel          int
+	nodeDeployment                 bool
+	nodeDeploymentImmediateBinding bool
+	nodeDeploymentBaseDelay        time.Duration
+	nodeDeploymentMaxDelay         time.Duration
+}
+
+// Upstream defaults.
+const (
+	defaultCSIAddress         = "/run/csi/socket"
+	defaultTimeout            = 10 * time.Second
+	defaultKubeAPIQPS         = 5
+	defaultKubeAPIBurst       = 10
+	defaultLeaseDuration      = 15 * time.Second
+	defaultRenewDeadline      = 10 * time.Second
+	defaultRetryPeriod        = 5 * time.Second
+	defaultMetricsPath        = "/metrics"
+	defaultWorkerThreads      = 100
+	defaultCloningThreads     = 1
+	defaultRetryIntervalStart = time.Second
+	defaultRetryIntervalMax   = 5 * time.Minute
+	defaultVolumeNamePrefix   = "pvc"
+	defaultUUIDLength         = -1
+
+	defaultCapacityThreads         = 1
+	defaultKubeAPICapacityQPS      = 1
+	defaultKubeAPICapacityBurst    = 5
+	defaultCapacityPollInterval    = time.Minute
+	defaultCapacityOwnerrefLevel   = 1
+	defaultNodeDeploymentBaseDelay = 20 * time.Second
+	defaultNodeDeploymentMaxDelay  = 60 * time.Second
+)
+
+// maxUUIDLength is the length of a claim UID without dashes, the most a
+// truncated UUID can keep.
+const maxUUIDLength = 32
+
+// httpAddress is where the diagnostics server listens, "" for nowhere.
+func (c *config) httpAddress() string {
+	if c.metricsAddress != "" {
+		return c.metricsAddress
+	}
+	return c.httpEndpoint
+}
+
+// validate checks values that parse but cannot work. Every message names the
+// flag at fault.
+func (c *config) validate() []error {
+	var errs []error
+	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+
+	if strings.TrimSpace(c.csiAddress) == "" {
+		add("--csi-address must not be empty")
+	}
+	if c.timeout <= 0 {
+		add("--timeout must be positive, got %s", c.timeout)
+	}
+	if c.kubeAPIBurst < 0 {
+		add("--kube-api-burst must not be negative, got %d", c.kubeAPIBurst)
+	}
+
+	if c.metricsAddress != "" && c.httpEndpoint != "" {
+		add("only one of --metrics-address and --http-endpoint can be set")
+	}
+	if c.httpAddress() != "" {
+		if err := validateMetricsPath(c.metricsPath); err != nil {
+			errs = append(errs, err)
+		}
+	}
+
+	if c.workerThreads == 0 {
+		add("--worker-threads must be at least 1")
+	}
+	if c.cloningProtectionThreads == 0 {
+		add("--cloning-protection-threads must be at least 1")
+	}
+	if c.retryIntervalStart <= 0 {
+		add("--retry-interval-start must be positive, got %s", c.retryIntervalStart)
+	}
+	if c.retryIntervalMax <= 0 {
+		add("--retry-interval-max must be positive, got %s", c.retryIntervalMax)
+	}
+	if c.retryIntervalStart > 0 && c.retryIntervalMax > 0 && c.retryIntervalStart > c.retryIntervalMax {
+		add("--retry-interval-start (%s) must not exceed --retry-interval-max (%s)", c.retryIntervalStart, c.retryIntervalMax)
+	}
+
+	errs = append(errs, c.validateVolumeName()...)
+
+	if c.leaderElection {
+		errs = append(errs, c.validateLeaderElection()...)
+	}
+
+	if err := features.Validate(c.gates); err != nil {
+		errs = append(errs, err)
+	}
+	return errs
+}
+
+// reservedPaths are served next to the metrics; registering one twice
+// would panic.
+var reservedPaths = []string{
+	"/healthz/leader-election",
+	"/debug/pprof/", "/debug/pprof/cmdline", "/debug/pprof/profile", "/debug/pprof/symbol", "/debug/pprof/trace",
+}
+
+// validateMetricsPath checks that the path is a plain URL path: the HTTP mux
+// would read spaces as a method and braces as wildcards.
+func validateMetricsPath(path string) error {
+	switch {
+	case !strings.HasPrefix(path, "/"):
+		return fmt.Errorf("--metrics-path must start with \"/\", got %q", path)
+	case strings.ContainsAny(path, " \t{}"):
+		return fmt.Errorf("--metrics-path %q must not contain spaces or braces", path)
+	case slices.Contains(reservedPaths, path):
+		return fmt.Errorf("--metrics-path %q is already used by another handler", path)
+	}
+	return nil
+}
+
+// validateVolumeName checks that generated volume names, which also name the
+// PVs, are valid object names.
+func (c *config) validateVolumeName() []error {
+	n := c.volumeNameUUIDLength
+	if n != -1 && (n < 1 || n > maxUUIDLength) {
+		// 0 would give every volume the same name.
+		return []error{fmt.Errorf("--volume-name-uuid-length must be -1 (keep the whole UID) or between 1 and %d, got %d", maxUUIDLength, n)}
+	}
+	if c.volumeNamePrefix == "" {
+		return []error{fmt.Errorf("--volume-name-prefix must not be empty")}
+	}
+	uid := "0123456789abcdef0123456789abcdef"
+	if n == -1 {
+		uid = "01234567-89ab-cdef-0123-456789abcdef"
+	} else {
+		uid = uid[:n]
+	}
+	if msgs := validation.IsDNS1123Subdomain(c.volumeNamePrefix + "-" + uid); len(msgs) > 0 {
+		return []error{fmt.Errorf("--volume-name-prefix %q does not give valid volume names: %s", c.volumeNamePrefix, strings.Join(msgs, "; "))}
+	}
+	return nil
+}
+
+// validateLeaderElection applies client-go's rules up front so a bad value
+// fails at start-up rather than after connecting to the driver.
+func (c *config) validateLeaderElection() []error {
+	var errs []error
+	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+
+	if ns := c.leaderElectionNamespace; ns != "" {
+		if msgs := validation.IsDNS1123Label(ns); len(msgs) > 0 {
+			add("--leader-election-namespace %q is not a valid namespace: %s", ns, strings.Join(msgs, "; "))
+		}
+	}
+	if c.leaseDuration <= 0 {
+		add("--leader-election-lease-duration must be positive, got %s", c.leaseDuration)
+	}
+	if c.renewDeadline <= 0 {
+		add("--leader-election-renew-deadline must be positive, got %s", c.renewDeadline)
+	}
+	if c.retryPeriod <= 0 {
+		add("--leader-election-retry-period must be positive, got %s", c.retryPeriod)
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	if c.leaseDuration <= c.renewDeadline {
+		add("--leader-election-lease-duration (%s) must be greater than --leader-election-renew-deadline (%s)", c.leaseDuration, c.renewDeadline)
+	}
+	// client-go jitters the retry period by up to 20%.
+	if float64(c.renewDeadline) <= 1.2*float64(c.retryPeriod) {
+		add("--leader-election-renew-deadline (%s) must be greater than 1.2 x --leader-election-retry-period (%s)", c.renewDeadline, c.retryPeriod)
+	}
+	return errs
+}

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/container-storage-interface/spec/lib/go/csi"
+	"google.golang.org/grpc"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/component-base/featuregate"
+	"k8s.io/klog/v2"
+	libcontroller "sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
+	libmetrics "sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller/metrics"
+
+	"github.com/csi-protect/external-provisioner/pkg/controller"
+	"github.com/csi-protect/external-provisioner/pkg/csiconn"
+	"github.com/csi-protect/external-provisioner/pkg/features"
+)
+
+// controllersOptions is what the controllers are built from.
+type controllersOptions struct {
+	Config        *config
+	Client        kubernetes.Interface
+	Conn          *grpc.ClientConn
+	Driver        *csiconn.DriverInfo
+	Identity      string
+	EventRecorder record.EventRecorder
+	Metrics       libmetrics.Metrics
+}
+
+// controllers are the provisioning and cloning-protection controllers and
+// the informers they share. They run only while this instance leads.
+type controllers struct {
+	factory        informers.SharedInformerFactory
+	provisioning   *libcontroller.ProvisionController
+	cloning        *controller.CloningProtectionController
+	cloningThreads int
+}
+
+// featuresFrom reads the gates once; the controllers never see the gate.
+func featuresFrom(gate featuregate.FeatureGate) controller.Features {
+	return controller.Features{
+		Topology:                       gate.Enabled(features.Topology),
+		HonorPVReclaimPolicy:           gate.Enabled(features.HonorPVReclaimPolicy),
+		CrossNamespaceVolumeDataSource: gate.Enabled(features.CrossNamespaceVolumeDataSource),
+	}
+}
+
+// newIdentity names this instance uniquely, in upstream's format, for the
+// provisioner-identity annotation and the leader election lease.
+func newIdentity(driverName string) string {
+	return strconv.FormatInt(time.Now().UnixMilli(), 10) + "-" + strconv.Itoa(rand.IntN(10000)) + "-" + driverName
+}
+
+// newControllers builds every controller. Informers are only created here;
+// they start in run, once leadership is won.
+func newControllers(ctx context.Context, o controllersOptions) (*controllers, error) {
+	logger := klog.FromContext(ctx)
+	cfg := o.Config
+	feats := featuresFrom(cfg.gates)
+
+	factory := newInformerFactory(o.Client)
+	claims := factory.Core().V1().PersistentVolumeClaims()
+	volumes := factory.Core().V1().PersistentVolumes()
+	classes := factory.Storage().V1().StorageClasses()
+
+	// Nodes and CSINodes are read only for topology: in large clusters Nodes
+	// are a big share of the cache, so without topology the provisioner gets
+	// listers of a factory that is never started, which stay empty and cost
+	// nothing. VolumeAttachments are always watched: Kubernetes creates them
+	// for any driver without a CSIDriver object saying attachRequired=false,
+	// whatever its capabilities, and a volume must never be deleted while one
+	// still names it.
+	unwatched := informers.NewSharedInformerFactory(o.Client, 0)
+	topology := feats.Topology && o.Driver.SupportsTopology()
+	nodeSource := unwatched
+	if topology {
+		logger.Info("CSI driver supports topology, watching Nodes and CSINodes")
+		nodeSource = factory
+	}
+	// The library looks a selected node up with a GET when it has no lister;
+	// an empty lister would make it think the node is gone.
+	var libNodeLister corelisters.NodeLister
+	if topology {
+		libNodeLister = nodeSource.Core().V1().Nodes().Lister()
+	}
+
+	provisioner, err := controller.New(controller.Options{
+		DriverName:                o.Driver.Name,
+		Identity:                  o.Identity,
+		Client:                    o.Client,
+		CSIClient:                 csi.NewControllerClient(o.Conn),
+		EventRecorder:             o.EventRecorder,
+		ClaimLister:               claims.Lister(),
+		VolumeLister:              volumes.Lister(),
+		ClassLister:               classes.Lister(),
+		NodeLister:                nodeSource.Core().V1().Nodes().Lister(),
+		CSINodeLister:             nodeSource.Storage().V1().CSINodes().Lister(),
+		VolumeAttachmentLister:    factory.Storage().V1().VolumeAttachments().Lister(),
+		PluginCapabilities:        o.Driver.PluginCapabilities,
+		ControllerCapabilities:    o.Driver.ControllerCapabilities,
+		Timeout:                   cfg.timeout,
+		VolumeNamePrefix:          cfg.volumeNamePrefix,
+		VolumeNameUUIDLength:      cfg.volumeNameUUIDLength,
+		ExtraCreateMetadata:       cfg.extraCreateMetadata,
+		StrictTopology:            cfg.strictTopology,
+		ImmediateTopology:         cfg.immediateTopology,
+		DefaultFSType:             cfg.defaultFSType,
+		ControllerPublishReadOnly: cfg.controllerPublishReadOnly,
+		Features:                  feats,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("creating provisioner: %w", err)
+	}
+
+	provisioning := libcontroller.NewProvisionController(logger, o.Client, o.Driver.Name, provisioner,
+		// Leader election is done around the whole process, not in the library.
+		libcontroller.LeaderElection(false),
+		// Retry failed operations forever, backing off as upstream does.
+		libcontroller.FailedProvisionThreshold(0),
+		libcontroller.FailedDeleteThreshold(0),
+		libcontroller.RateLimiter(workqueue.NewTypedItemExponentialFailureRateLimiter[any](cfg.retryIntervalStart, cfg.retryIntervalMax)),
+		libcontroller.Threadiness(int(cfg.workerThreads)),
+		// Save created PVs in the background, retrying until they are stored,
+		// so a created volume is never orphaned by a failing API server.
+		libcontroller.CreateProvisionedPVLimiter(workqueue.DefaultTypedControllerRateLimiter[any]()),
+		libcontroller.ClaimsInformer(claims.Informer()),
+		libcontroller.VolumesInformer(volumes.Informer()),
+		libcontroller.ClassesInformer(classes.Informer()),
+		libcontroller.NodesLister(libNodeLister),
+		libcontroller.AddFinalizer(feats.HonorPVReclaimPolicy),
+		libcontroller.MetricsInstance(o.Metrics),
+	)
+
+	cloning, err := controller.NewCloningProtectionController(controller.CloningProtectionOptions{
+		Client:        o.Client,
+		ClaimInformer: claims,
+		// Same back-off as provisioning, as upstream shares one limiter.
+		RateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[string](cfg.retryIntervalStart, cfg.retryIntervalMax),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("creating cloning protection controller: %w", err)
+	}
+
+	return &controllers{
+		factory:        factory,
+		provisioning:   provisioning,
+		cloning:        cloning,
+		cloningThreads: int(cfg.cloningProtectionThreads),
+	}, nil
+}
+
+// run starts the informers and controllers and blocks until ctx is done and
+// they have stopped.
+func (c *controllers) run(ctx context.Context) {
+	logger := klog.FromContext(ctx)
+
+	c.factory.Start(ctx.Done())
+	// Shutdown waits for the informer goroutines, which end with ctx.
+	defer c.factory.Shutdown()
+	for typ, synced := range c.factory.WaitForCacheSync(ctx.Done()) {
+		if !synced {
+			logger.Info("Stopped before the informer cache synced", "type", typ.String())
+			return
+		}
+	}
+
+	var wg sync.WaitGroup
+	wg.Go(func() { c.cloning.Run(ctx, c.cloningThreads) })
+	c.provisioning.Run(ctx)
+	wg.Wait()
+	logger.Info("Controllers stopped")
+}

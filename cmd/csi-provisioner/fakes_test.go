@@ -1,0 +1,268 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/container-storage-interface/spec/lib/go/csi"
+	"google.golang.org/grpc"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/scheme"
+)
+
+const testDriverName = "test.csi.example.com"
+
+// fakeDriver answers the start-up calls of a CSI controller plugin.
+type fakeDriver struct {
+	csi.UnimplementedIdentityServer
+	csi.UnimplementedControllerServer
+	controllerCaps []csi.ControllerServiceCapability_RPC_Type
+}
+
+func (d *fakeDriver) GetPluginInfo(context.Context, *csi.GetPluginInfoRequest) (*csi.GetPluginInfoResponse, error) {
+	return &csi.GetPluginInfoResponse{Name: testDriverName, VendorVersion: "test"}, nil
+}
+
+func (d *fakeDriver) GetPluginCapabilities(context.Context, *csi.GetPluginCapabilitiesRequest) (*csi.GetPluginCapabilitiesResponse, error) {
+	return &csi.GetPluginCapabilitiesResponse{Capabilities: []*csi.PluginCapability{{
+		Type: &csi.PluginCapability_Service_{Service: &csi.PluginCapability_Service{Type: csi.PluginCapability_Service_CONTROLLER_SERVICE}},
+	}}}, nil
+}
+
+func (d *fakeDriver) Probe(context.Context, *csi.ProbeRequest) (*csi.ProbeResponse, error) {
+	return &csi.ProbeResponse{}, nil
+}
+
+func (d *fakeDriver) ControllerGetCapabilities(context.Context, *csi.ControllerGetCapabilitiesRequest) (*csi.ControllerGetCapabilitiesResponse, error) {
+	rsp := &csi.ControllerGetCapabilitiesResponse{}
+	for _, c := range d.controllerCaps {
+		rsp.Capabilities = append(rsp.Capabilities, &csi.ControllerServiceCapability{
+			Type: &csi.ControllerServiceCapability_Rpc{Rpc: &csi.ControllerServiceCapability_RPC{Type: c}},
+		})
+	}
+	return rsp, nil
+}
+
+// startDriver serves d on a unix socket and returns its path and a function
+// that stops it. Callers must stop it only after every connection to it is
+// closed: losing an established connection exits the process.
+func startDriver(t *testing.T, d *fakeDriver) (string, func()) {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "csiprov")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	sock := filepath.Join(dir, "csi.sock")
+	lis, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := grpc.NewServer()
+	csi.RegisterIdentityServer(srv, d)
+	csi.RegisterControllerServer(srv, d)
+	go func() { _ = srv.Serve(lis) }()
+	return sock, srv.Stop
+}
+
+func provisioningDriver() *fakeDriver {
+	return &fakeDriver{controllerCaps: []csi.ControllerServiceCapability_RPC_Type{
+		csi.ControllerServiceCapability_RPC_CREATE_DELETE_VOLUME,
+	}}
+}
+
+// fakeAPIServer is just enough of a Kubernetes API server for start-up:
+// empty lists, idle watches, events and Leases.
+type fakeAPIServer struct {
+	*httptest.Server
+
+	closing  chan struct{}
+	keepOpen bool
+
+	mu      sync.Mutex
+	watched map[string]bool
+	leases  map[string][]byte
+}
+
+var listKinds = map[string]string{
+	"persistentvolumeclaims": "PersistentVolumeClaimList",
+	"persistentvolumes":      "PersistentVolumeList",
+	"storageclasses":         "StorageClassList",
+	"nodes":                  "NodeList",
+	"csinodes":               "CSINodeList",
+	"volumeattachments":      "VolumeAttachmentList",
+}
+
+// newFakeAPIServer starts a server that closes when the test ends, after
+// the test's later cleanups (such as stopping run) are done.
+func newFakeAPIServer(t *testing.T) *fakeAPIServer {
+	a := &fakeAPIServer{closing: make(chan struct{}), watched: map[string]bool{}, leases: map[string][]byte{}}
+	a.Server = httptest.NewServer(http.HandlerFunc(a.serve))
+	t.Cleanup(func() {
+		if a.keepOpen {
+			return
+		}
+		close(a.closing)
+		a.Server.Close()
+	})
+	return a
+}
+
+func (a *fakeAPIServer) sawWatch(resource string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.watched[resource]
+}
+
+func (a *fakeAPIServer) serve(w http.ResponseWriter, r *http.Request) {
+	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+	w.Header().Set("Content-Type", "application/json")
+
+	if strings.HasPrefix(r.URL.Path, "/apis/coordination.k8s.io/") {
+		a.serveLease(w, r, parts[len(parts)-1])
+		return
+	}
+	if parts[len(parts)-1] == "events" || (len(parts) > 1 && parts[len(parts)-2] == "events") {
+		body, _, err := decodeObject(r)
+		if err != nil {
+			writeStatus(w, http.StatusBadRequest, "BadRequest")
+			return
+		}
+		w.WriteHeader(http.StatusCreated)
+		_, _ = w.Write(body)
+		return
+	}
+
+	resource := parts[len(parts)-1]
+	kind, ok := listKinds[resource]
+	if !ok || r.Method != http.MethodGet {
+		writeStatus(w, http.StatusNotFound, "NotFound")
+		return
+	}
+	apiVersion := "v1"
+	if parts[0] == "apis" {
+		apiVersion = parts[1] + "/" + parts[2]
+	}
+	q := r.URL.Query()
+	switch {
+	case q.Get("sendInitialEvents") == "true":
+		// No streaming lists here: the reflector falls back to list+watch.
+		writeStatus(w, http.StatusBadRequest, "BadRequest")
+	case q.Get("watch") == "true":
+		a.mu.Lock()
+		a.watched[resource] = true
+		a.mu.Unlock()
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+		case <-a.closing:
+		}
+	default:
+		fmt.Fprintf(w, `{"kind":%q,"apiVersion":%q,"metadata":{"resourceVersion":"1"},"items":[]}`, kind, apiVersion)
+	}
+}
+
+func (a *fakeAPIServer) serveLease(w http.ResponseWriter, r *http.Request, name string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	switch r.Method {
+	case http.MethodGet:
+		lease, ok := a.leases[name]
+		if !ok {
+			writeStatus(w, http.StatusNotFound, "NotFound")
+			return
+		}
+		_, _ = w.Write(lease)
+	case http.MethodPost, http.MethodPut:
+		_, obj, err := decodeObject(r)
+		if err != nil {
+			writeStatus(w, http.StatusBadRequest, "BadRequest")
+			return
+		}
+		m, err := meta.Accessor(obj)
+		if err != nil {
+			writeStatus(w, http.StatusBadRequest, "BadRequest")
+			return
+		}
+		m.SetResourceVersion(fmt.Sprint(len(a.leases) + 2))
+		body, _ := json.Marshal(obj)
+		a.leases[m.GetName()] = body
+		if r.Method == http.MethodPost {
+			w.WriteHeader(http.StatusCreated)
+		}
+		_, _ = w.Write(body)
+	default:
+		writeStatus(w, http.StatusMethodNotAllowed, "MethodNotAllowed")
+	}
+}
+
+// decodeObject reads a request body in whatever encoding the client chose
+// (the provisioner's clients send protobuf) and returns it as JSON too.
+func decodeObject(r *http.Request) ([]byte, runtime.Object, error) {
+	data, err := io.ReadAll(r.Body)
+	if err != nil {
+		return nil, nil, err
+	}
+	obj, gvk, err := scheme.Codecs.UniversalDeserializer().Decode(data, nil, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	obj.GetObjectKind().SetGroupVersionKind(*gvk)
+	body, err := json.Marshal(obj)
+	return body, obj, err
+}
+
+func writeStatus(w http.ResponseWriter, code int, reason string) {
+	w.WriteHeader(code)
+	fmt.Fprintf(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":%q,"code":%d}`, reason, code)
+}
+
+// writeKubeconfig points a kubeconfig at server.
+func writeKubeconfig(t *testing.T, server string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	content := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: test
+  cluster:
+    server: %s
+contexts:
+- name: test
+  context:
+    cluster: test
+    user: test
+current-context: test
+users:
+- name: test
+  user: {}
+`, server)
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// freeAddress returns a loopback address nothing listens on right now.
+func freeAddress(t *testing.T) string {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := lis.Addr().String()
+	lis.Close()
+	return addr
+}

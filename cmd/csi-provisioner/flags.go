@@ -1,0 +1,219 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"k8s.io/component-base/featuregate"
+	"k8s.io/klog/v2"
+
+	"github.com/csi-protect/external-provisioner/pkg/features"
+)
+
+// notBuiltFlags are upstream flags for capabilities this release does not
+// have. They are accepted so that existing command lines parse, but only at
+// their default value; anything else is refused rather than ignored. Remove
+// an entry when its capability lands.
+var notBuiltFlags = []string{
+	"enable-capacity",
+	"capacity-threads",
+	"capacity-for-immediate-binding",
+	"capacity-poll-interval",
+	"capacity-ownerref-level",
+	"kube-api-capacity-qps",
+	"kube-api-capacity-burst",
+	"node-deployment",
+	"node-deployment-immediate-binding",
+	"node-deployment-base-delay",
+	"node-deployment-max-delay",
+}
+
+// parseFlags parses args (without the program name) and validates the result.
+// It returns flag.ErrHelp for -h/--help. With --version it skips validation,
+// so the version can always be printed.
+func parseFlags(args []string) (*config, error) {
+	cfg := &config{gates: features.New()}
+	fs := newFlagSet(cfg)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, errors.New(dashDash(err.Error()))
+	}
+	// The standard parser stops at the first non-flag, which would silently
+	// drop every flag after it (e.g. "--leader-election false --timeout=1m").
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q: flags take their value as --name=value", fs.Arg(0))
+	}
+	if cfg.showVersion {
+		return cfg, nil
+	}
+
+	var errs []error
+	for _, name := range notBuiltFlags {
+		f := fs.Lookup(name)
+		if f.Value.String() == f.DefValue {
+			continue
+		}
+		msg := fmt.Sprintf("--%s is not supported by this release", name)
+		if f.DefValue != "false" {
+			msg += fmt.Sprintf(" (only its default %s is accepted)", f.DefValue)
+		}
+		errs = append(errs, errors.New(msg))
+	}
+	errs = append(errs, cfg.validate()...)
+	if len(errs) > 0 {
+		return nil, joinOneLine(errs)
+	}
+	return cfg, nil
+}
+
+// printUsage writes the flag help to w, spelling flags with two dashes.
+func printUsage(w io.Writer) {
+	fs := newFlagSet(&config{gates: features.New()})
+	fmt.Fprintf(w, "Usage of csi-provisioner:\n")
+	fs.VisitAll(func(f *flag.Flag) {
+		typ, usage := flag.UnquoteUsage(f)
+		line := "  --" + f.Name
+		if typ != "" {
+			line += " " + typ
+		}
+		usage = strings.ReplaceAll(usage, "\n", "\n    \t")
+		fmt.Fprintf(w, "%s\n    \t%s", line, usage)
+		switch {
+		case f.DefValue == "" || f.DefValue == "false" || f.DefValue == "0":
+		case typ == "string":
+			fmt.Fprintf(w, " (default %q)", f.DefValue)
+		default:
+			fmt.Fprintf(w, " (default %s)", f.DefValue)
+		}
+		fmt.Fprintln(w)
+	})
+}
+
+// newFlagSet registers every flag on a fresh set bound to cfg. Help texts are
+// upstream's.
+func newFlagSet(cfg *config) *flag.FlagSet {
+	fs := flag.NewFlagSet("csi-provisioner", flag.ContinueOnError)
+	// Errors are returned, not printed; help is printed by the caller.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+
+	klog.InitFlags(fs)
+
+	fs.BoolVar(&cfg.showVersion, "version", false, "Show version.")
+	fs.StringVar(&cfg.master, "master", "", "Master URL to build a client config from. Either this or kubeconfig needs to be set if the provisioner is being run out of cluster.")
+	fs.StringVar(&cfg.kubeconfig, "kubeconfig", "", "Absolute path to the kubeconfig file. Either this or master needs to be set if the provisioner is being run out of cluster.")
+	fs.StringVar(&cfg.csiAddress, "csi-address", defaultCSIAddress, "The gRPC endpoint for Target CSI Volume.")
+	fs.StringVar(&cfg.volumeNamePrefix, "volume-name-prefix", defaultVolumeNamePrefix, "Prefix to apply to the name of a created volume.")
+	fs.IntVar(&cfg.volumeNameUUIDLength, "volume-name-uuid-length", defaultUUIDLength, "Truncates generated UUID of a created volume to this length. Defaults behavior is to NOT truncate.")
+	fs.DurationVar(&cfg.retryIntervalStart, "retry-interval-start", defaultRetryIntervalStart, "Initial retry interval of failed provisioning or deletion. It doubles with each failure, up to retry-interval-max.")
+	fs.DurationVar(&cfg.retryIntervalMax, "retry-interval-max", defaultRetryIntervalMax, "Maximum retry interval of failed provisioning or deletion.")
+	fs.UintVar(&cfg.workerThreads, "worker-threads", defaultWorkerThreads, "Number of provisioner worker threads, in other words nr. of simultaneous CSI calls.")
+	fs.UintVar(&cfg.cloningProtectionThreads, "cloning-protection-threads", defaultCloningThreads, "Number of simultaneously running threads, handling cloning finalizer removal")
+	fs.UintVar(&cfg.capacityThreads, "capacity-threads", defaultCapacityThreads, "Number of simultaneously running threads, handling CSIStorageCapacity objects")
+	fs.DurationVar(&cfg.timeout, "timeout", defaultTimeout, "Timeout for waiting for volume operation (creation, deletion, capacity queries)")
+
+	fs.BoolVar(&cfg.leaderElection, "leader-election", false, "Enables leader election. If leader election is enabled, additional RBAC rules are required. Please refer to the Kubernetes CSI documentation for instructions on setting up these RBAC rules.")
+	fs.StringVar(&cfg.leaderElectionNamespace, "leader-election-namespace", "", "Namespace where the leader election resource lives. Defaults to the pod namespace if not set.")
+	fs.DurationVar(&cfg.leaseDuration, "leader-election-lease-duration", defaultLeaseDuration, "Duration, in seconds, that non-leader candidates will wait to force acquire leadership. Defaults to 15 seconds.")
+	fs.DurationVar(&cfg.renewDeadline, "leader-election-renew-deadline", defaultRenewDeadline, "Duration, in seconds, that the acting leader will retry refreshing leadership before giving up. Defaults to 10 seconds.")
+	fs.DurationVar(&cfg.retryPeriod, "leader-election-retry-period", defaultRetryPeriod, "Duration, in seconds, the LeaderElector clients should wait between tries of actions. Defaults to 5 seconds.")
+
+	fs.BoolVar(&cfg.strictTopology, "strict-topology", false, "Late binding: pass only selected node topology to CreateVolume Request, unlike default behavior of passing aggregated cluster topologies that match with topology keys of the selected node.")
+	fs.BoolVar(&cfg.immediateTopology, "immediate-topology", true, "Immediate binding: pass aggregated cluster topologies for all nodes where the CSI driver is available (enabled, the default) or no topology requirements (if disabled).")
+	fs.BoolVar(&cfg.extraCreateMetadata, "extra-create-metadata", false, "If set, add pv/pvc metadata to plugin create requests as parameters.")
+
+	fs.StringVar(&cfg.metricsAddress, "metrics-address", "", "(deprecated) The TCP network address where the prometheus metrics endpoint will listen (example: `:8080`). The default is empty string, which means metrics endpoint is disabled. Only one of `--metrics-address` and `--http-endpoint` can be set.")
+	fs.StringVar(&cfg.httpEndpoint, "http-endpoint", "", "The TCP network address where the HTTP server for diagnostics, including pprof, metrics and leader election health check, will listen (example: `:8080`). The default is empty string, which means the server is disabled. Only one of `--metrics-address` and `--http-endpoint` can be set.")
+	fs.StringVar(&cfg.metricsPath, "metrics-path", defaultMetricsPath, "The HTTP path where prometheus metrics will be exposed. Default is `/metrics`.")
+	fs.BoolVar(&cfg.enablePprof, "enable-pprof", false, "Enable pprof profiling on the TCP network address specified by --http-endpoint. The HTTP path is `/debug/pprof/`.")
+
+	fs.StringVar(&cfg.defaultFSType, "default-fstype", "", "The default filesystem type of the volume to provision when fstype is unspecified in the StorageClass. If the default is not set and fstype is unset in the StorageClass, then no fstype will be set")
+
+	cfg.kubeAPIQPS = defaultKubeAPIQPS
+	fs.Var((*float32Value)(&cfg.kubeAPIQPS), "kube-api-qps", "QPS to use while communicating with the kubernetes apiserver. Defaults to 5.0.")
+	fs.IntVar(&cfg.kubeAPIBurst, "kube-api-burst", defaultKubeAPIBurst, "Burst to use while communicating with the kubernetes apiserver. Defaults to 10.")
+
+	cfg.kubeAPICapacityQPS = defaultKubeAPICapacityQPS
+	fs.Var((*float32Value)(&cfg.kubeAPICapacityQPS), "kube-api-capacity-qps", "QPS to use for storage capacity updates while communicating with the kubernetes apiserver. Defaults to 1.0.")
+	fs.IntVar(&cfg.kubeAPICapacityBurst, "kube-api-capacity-burst", defaultKubeAPICapacityBurst, "Burst to use for storage capacity updates while communicating with the kubernetes apiserver. Defaults to 5.")
+
+	fs.BoolVar(&cfg.enableCapacity, "enable-capacity", false, "This enables producing CSIStorageCapacity objects with capacity information from the driver's GetCapacity call.")
+	fs.BoolVar(&cfg.capacityForImmediateBinding, "capacity-for-immediate-binding", false, "Enables producing capacity information for storage classes with immediate binding. Not needed for the Kubernetes scheduler, maybe useful for other consumers or for debugging.")
+	fs.DurationVar(&cfg.capacityPollInterval, "capacity-poll-interval", defaultCapacityPollInterval, "How long the external-provisioner waits before checking for storage capacity changes.")
+	fs.IntVar(&cfg.capacityOwnerrefLevel, "capacity-ownerref-level", defaultCapacityOwnerrefLevel, "The level indicates the number of objects that need to be traversed starting from the pod identified by the POD_NAME and NAMESPACE environment variables to reach the owning object for CSIStorageCapacity objects: -1 for no owner, 0 for the pod itself, 1 for a StatefulSet or DaemonSet, 2 for a Deployment, etc.")
+
+	fs.BoolVar(&cfg.nodeDeployment, "node-deployment", false, "Enables deploying the external-provisioner together with a CSI driver on nodes to manage node-local volumes.")
+	fs.BoolVar(&cfg.nodeDeploymentImmediateBinding, "node-deployment-immediate-binding", true, "Determines whether immediate binding is supported when deployed on each node.")
+	fs.DurationVar(&cfg.nodeDeploymentBaseDelay, "node-deployment-base-delay", defaultNodeDeploymentBaseDelay, "Determines how long the external-provisioner sleeps initially before trying to own a PVC with immediate binding.")
+	fs.DurationVar(&cfg.nodeDeploymentMaxDelay, "node-deployment-max-delay", defaultNodeDeploymentMaxDelay, "Determines how long the external-provisioner sleeps at most before trying to own a PVC with immediate binding.")
+	fs.BoolVar(&cfg.controllerPublishReadOnly, "controller-publish-readonly", false, "This option enables PV to be marked as readonly at controller publish volume call if PVC accessmode has been set to ROX.")
+
+	fs.BoolVar(&cfg.preventVolumeModeConversion, "prevent-volume-mode-conversion", true, "Prevents an unauthorised user from modifying the volume mode when creating a PVC from an existing VolumeSnapshot.")
+
+	fs.Var(&gateValue{gate: cfg.gates}, "feature-gates", "A set of key=value pairs that describe feature gates for alpha/experimental features. "+
+		"Options are:\n"+strings.Join(cfg.gates.KnownFeatures(), "\n"))
+
+	return fs
+}
+
+// float32Value is a flag.Value for float32, which the standard package lacks.
+type float32Value float32
+
+func (f *float32Value) Set(s string) error {
+	v, err := strconv.ParseFloat(s, 32)
+	if err != nil {
+		return errors.New("parse error")
+	}
+	*f = float32Value(v)
+	return nil
+}
+
+func (f *float32Value) String() string {
+	if f == nil {
+		return "0"
+	}
+	return strconv.FormatFloat(float64(*f), 'g', -1, 32)
+}
+
+// gateValue feeds --feature-gates into a gate. Repeated flags accumulate, as
+// with upstream.
+type gateValue struct {
+	gate featuregate.MutableFeatureGate
+}
+
+func (g *gateValue) Set(s string) error { return g.gate.Set(s) }
+
+func (g *gateValue) String() string {
+	if g == nil || g.gate == nil {
+		return ""
+	}
+	if s, ok := g.gate.(fmt.Stringer); ok {
+		return s.String()
+	}
+	return ""
+}
+
+// flagRef matches the single-dash flag names in the standard package's errors.
+var flagRef = regexp.MustCompile(`(flag|flag provided but not defined:|flag needs an argument:|value "[^"]*" for) -([^-\s:][^\s:]*)`)
+
+// dashDash rewrites "-name" to "--name" in parse errors, the spelling used in
+// every other message and in upstream's documentation.
+func dashDash(msg string) string {
+	return flagRef.ReplaceAllString(msg, "$1 --$2")
+}
+
+// joinOneLine joins errors with "; " so the result stays on one line.
+func joinOneLine(errs []error) error {
+	msgs := make([]string, len(errs))
+	for i, err := range errs {
+		msgs[i] = err.Error()
+	}
+	return errors.New(strings.Join(msgs, "; "))
+}

@@ -1,0 +1,413 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/klog/v2"
+
+	"github.com/csi-protect/external-provisioner/pkg/features"
+)
+
+// upstreamDefaults is every flag of upstream external-provisioner v5.1.0
+// (besides klog's) with its default as the flag package prints it.
+var upstreamDefaults = map[string]string{
+	"master":                            "",
+	"kubeconfig":                        "",
+	"csi-address":                       "/run/csi/socket",
+	"volume-name-prefix":                "pvc",
+	"volume-name-uuid-length":           "-1",
+	"version":                           "false",
+	"retry-interval-start":              "1s",
+	"retry-interval-max":                "5m0s",
+	"worker-threads":                    "100",
+	"cloning-protection-threads":        "1",
+	"capacity-threads":                  "1",
+	"timeout":                           "10s",
+	"leader-election":                   "false",
+	"leader-election-namespace":         "",
+	"strict-topology":                   "false",
+	"immediate-topology":                "true",
+	"extra-create-metadata":             "false",
+	"metrics-address":                   "",
+	"http-endpoint":                     "",
+	"metrics-path":                      "/metrics",
+	"enable-pprof":                      "false",
+	"leader-election-lease-duration":    "15s",
+	"leader-election-renew-deadline":    "10s",
+	"leader-election-retry-period":      "5s",
+	"default-fstype":                    "",
+	"kube-api-qps":                      "5",
+	"kube-api-burst":                    "10",
+	"kube-api-capacity-qps":             "1",
+	"kube-api-capacity-burst":           "5",
+	"enable-capacity":                   "false",
+	"capacity-for-immediate-binding":    "false",
+	"capacity-poll-interval":            "1m0s",
+	"capacity-ownerref-level":           "1",
+	"node-deployment":                   "false",
+	"node-deployment-immediate-binding": "true",
+	"node-deployment-base-delay":        "20s",
+	"node-deployment-max-delay":         "1m0s",
+	"controller-publish-readonly":       "false",
+	"prevent-volume-mode-conversion":    "true",
+	"feature-gates":                     "",
+}
+
+func klogFlagNames() map[string]bool {
+	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(fs)
+	names := map[string]bool{}
+	fs.VisitAll(func(f *flag.Flag) { names[f.Name] = true })
+	return names
+}
+
+func TestFlagSetMatchesUpstream(t *testing.T) {
+	fs := newFlagSet(&config{gates: features.New()})
+	klogFlags := klogFlagNames()
+
+	for name, def := range upstreamDefaults {
+		f := fs.Lookup(name)
+		if f == nil {
+			t.Errorf("--%s is missing", name)
+			continue
+		}
+		if f.DefValue != def {
+			t.Errorf("--%s default %q, upstream %q", name, f.DefValue, def)
+		}
+	}
+	fs.VisitAll(func(f *flag.Flag) {
+		if _, ok := upstreamDefaults[f.Name]; !ok && !klogFlags[f.Name] {
+			t.Errorf("--%s is not an upstream flag", f.Name)
+		}
+	})
+	for _, name := range []string{"v", "vmodule", "logtostderr", "log_file"} {
+		if fs.Lookup(name) == nil {
+			t.Errorf("klog flag --%s is missing", name)
+		}
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	cfg, err := parseFlags(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := config{
+		csiAddress:                     "/run/csi/socket",
+		timeout:                        10 * time.Second,
+		kubeAPIQPS:                     5,
+		kubeAPIBurst:                   10,
+		leaseDuration:                  15 * time.Second,
+		renewDeadline:                  10 * time.Second,
+		retryPeriod:                    5 * time.Second,
+		metricsPath:                    "/metrics",
+		workerThreads:                  100,
+		cloningProtectionThreads:       1,
+		retryIntervalStart:             time.Second,
+		retryIntervalMax:               5 * time.Minute,
+		volumeNamePrefix:               "pvc",
+		volumeNameUUIDLength:           -1,
+		immediateTopology:              true,
+		preventVolumeModeConversion:    true,
+		capacityThreads:                1,
+		kubeAPICapacityQPS:             1,
+		kubeAPICapacityBurst:           5,
+		capacityPollInterval:           time.Minute,
+		capacityOwnerrefLevel:          1,
+		nodeDeploymentImmediateBinding: true,
+		nodeDeploymentBaseDelay:        20 * time.Second,
+		nodeDeploymentMaxDelay:         time.Minute,
+	}
+	want.gates = cfg.gates
+	if *cfg != want {
+		t.Errorf("defaults differ:\n got %+v\nwant %+v", *cfg, want)
+	}
+	if !cfg.gates.Enabled(features.Topology) || !cfg.gates.Enabled(features.HonorPVReclaimPolicy) {
+		t.Error("Topology and HonorPVReclaimPolicy must be on by default")
+	}
+	if cfg.httpAddress() != "" {
+		t.Error("the diagnostics server must be off by default")
+	}
+}
+
+func TestTypicalCommandLine(t *testing.T) {
+	cfg, err := parseFlags([]string{
+		"--csi-address=/csi/csi.sock",
+		"--v=5",
+		"--feature-gates=Topology=true",
+		"--leader-election",
+		"--extra-create-metadata",
+		"--timeout=60s",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resetVerbosity(t)
+
+	if cfg.csiAddress != "/csi/csi.sock" {
+		t.Errorf("csi-address %q", cfg.csiAddress)
+	}
+	if !cfg.leaderElection || !cfg.extraCreateMetadata {
+		t.Error("--leader-election and --extra-create-metadata must be on")
+	}
+	if cfg.timeout != time.Minute {
+		t.Errorf("timeout %s", cfg.timeout)
+	}
+	if !cfg.gates.Enabled(features.Topology) {
+		t.Error("Topology must be on")
+	}
+	if !klog.V(5).Enabled() {
+		t.Error("--v=5 must raise klog verbosity")
+	}
+}
+
+func resetVerbosity(t *testing.T) {
+	t.Helper()
+	fs := flag.NewFlagSet("reset", flag.ContinueOnError)
+	klog.InitFlags(fs)
+	if err := fs.Set("v", "0"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOtherUpstreamCommandLines(t *testing.T) {
+	for _, args := range [][]string{
+		// Spellings seen in deployments.
+		{"-csi-address=/csi/csi.sock", "-v=2"},
+		{"--csi-address", "/csi/csi.sock", "--timeout", "150s"},
+		{"--leader-election=true", "--retry-interval-start=500ms", "--feature-gates=HonorPVReclaimPolicy=true", "--prevent-volume-mode-conversion=true", "--default-fstype=ext4", "--immediate-topology=false", "--http-endpoint=:8090"},
+		{"--feature-gates=Topology=false", "--feature-gates=HonorPVReclaimPolicy=true", "--strict-topology", "--controller-publish-readonly"},
+		{"--prevent-volume-mode-conversion=false"},
+		{"--metrics-address=:8080", "--metrics-path=/m"},
+		{"--kube-api-qps=20.5", "--kube-api-burst=40", "--worker-threads=10", "--cloning-protection-threads=2"},
+		{"--volume-name-prefix=fast", "--volume-name-uuid-length=8"},
+		{"--leader-election", "--leader-election-namespace=kube-system", "--leader-election-lease-duration=137s", "--leader-election-renew-deadline=107s", "--leader-election-retry-period=26s"},
+		{"--enable-pprof", "--http-endpoint=127.0.0.1:9808"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			defer resetVerbosity(t)
+			if _, err := parseFlags(args); err != nil {
+				t.Errorf("refused: %v", err)
+			}
+		})
+	}
+}
+
+func TestRepeatedFeatureGatesAccumulate(t *testing.T) {
+	cfg, err := parseFlags([]string{"--feature-gates=Topology=false", "--feature-gates=HonorPVReclaimPolicy=false"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.gates.Enabled(features.Topology) || cfg.gates.Enabled(features.HonorPVReclaimPolicy) {
+		t.Error("both gates must be off")
+	}
+	got := featuresFrom(cfg.gates)
+	if got.Topology || got.HonorPVReclaimPolicy || got.CrossNamespaceVolumeDataSource {
+		t.Errorf("features %+v", got)
+	}
+}
+
+func TestFeaturesFromDefaults(t *testing.T) {
+	got := featuresFrom(features.New())
+	if !got.Topology || !got.HonorPVReclaimPolicy || got.CrossNamespaceVolumeDataSource {
+		t.Errorf("features %+v", got)
+	}
+}
+
+func TestNotBuiltFlags(t *testing.T) {
+	nonDefault := map[string]string{
+		"enable-capacity":                   "true",
+		"capacity-threads":                  "4",
+		"capacity-for-immediate-binding":    "true",
+		"capacity-poll-interval":            "5m",
+		"capacity-ownerref-level":           "2",
+		"kube-api-capacity-qps":             "10",
+		"kube-api-capacity-burst":           "20",
+		"node-deployment":                   "true",
+		"node-deployment-immediate-binding": "false",
+		"node-deployment-base-delay":        "1s",
+		"node-deployment-max-delay":         "2m",
+	}
+	// Same values as the defaults, spelled differently.
+	sameAsDefault := map[string]string{
+		"capacity-poll-interval":     "60s",
+		"kube-api-capacity-qps":      "1.0",
+		"node-deployment-max-delay":  "60s",
+		"node-deployment-base-delay": "20000ms",
+	}
+	if len(nonDefault) != len(notBuiltFlags) {
+		t.Fatalf("test covers %d flags, notBuiltFlags has %d", len(nonDefault), len(notBuiltFlags))
+	}
+	for _, name := range notBuiltFlags {
+		t.Run(name, func(t *testing.T) {
+			_, err := parseFlags([]string{"--" + name + "=" + nonDefault[name]})
+			if err == nil {
+				t.Fatal("non-default value accepted")
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, "--"+name+" is not supported by this release") || strings.Contains(msg, "\n") {
+				t.Errorf("message %q must be one line naming --%s", msg, name)
+			}
+
+			def := upstreamDefaults[name]
+			if v, ok := sameAsDefault[name]; ok {
+				def = v
+			}
+			if _, err := parseFlags([]string{"--" + name + "=" + def}); err != nil {
+				t.Errorf("default value refused: %v", err)
+			}
+		})
+	}
+}
+
+func TestEnableCapacityMessage(t *testing.T) {
+	_, err := parseFlags([]string{"--enable-capacity"})
+	if err == nil || err.Error() != "--enable-capacity is not supported by this release" {
+		t.Errorf("got %v", err)
+	}
+}
+
+func TestBadValues(t *testing.T) {
+	tests := []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"--worker-threads=-1"}, "--worker-threads"},
+		{[]string{"--worker-threads=0"}, "--worker-threads"},
+		{[]string{"--worker-threads=many"}, "--worker-threads"},
+		{[]string{"--cloning-protection-threads=0"}, "--cloning-protection-threads"},
+		{[]string{"--cloning-protection-threads=-3"}, "--cloning-protection-threads"},
+		{[]string{"--retry-interval-start=10m"}, "--retry-interval-start"},
+		{[]string{"--retry-interval-start=0"}, "--retry-interval-start"},
+		{[]string{"--retry-interval-max=-1s"}, "--retry-interval-max"},
+		{[]string{"--timeout=0"}, "--timeout"},
+		{[]string{"--timeout=10"}, "--timeout"},
+		{[]string{"--volume-name-uuid-length=0"}, "--volume-name-uuid-length"},
+		{[]string{"--volume-name-uuid-length=-2"}, "--volume-name-uuid-length"},
+		{[]string{"--volume-name-uuid-length=33"}, "--volume-name-uuid-length"},
+		{[]string{"--volume-name-prefix="}, "--volume-name-prefix"},
+		{[]string{"--volume-name-prefix=PVC"}, "--volume-name-prefix"},
+		{[]string{"--volume-name-prefix=my_pvc"}, "--volume-name-prefix"},
+		{[]string{"--volume-name-prefix=-pvc"}, "--volume-name-prefix"},
+		{[]string{"--volume-name-prefix=" + strings.Repeat("p", 220)}, "--volume-name-prefix"},
+		{[]string{"--csi-address="}, "--csi-address"},
+		{[]string{"--kube-api-qps=fast"}, "--kube-api-qps"},
+		{[]string{"--kube-api-burst=-1"}, "--kube-api-burst"},
+		{[]string{"--http-endpoint=:8080", "--metrics-path=metrics"}, "--metrics-path"},
+		{[]string{"--http-endpoint=:8080", "--metrics-path=/a b"}, "--metrics-path"},
+		{[]string{"--http-endpoint=:8080", "--metrics-path=/{x}"}, "--metrics-path"},
+		{[]string{"--http-endpoint=:8080", "--metrics-path=/healthz/leader-election"}, "--metrics-path"},
+		{[]string{"--leader-election", "--leader-election-lease-duration=10s", "--leader-election-renew-deadline=10s"}, "--leader-election-lease-duration"},
+		{[]string{"--leader-election", "--leader-election-renew-deadline=5s", "--leader-election-retry-period=5s"}, "--leader-election-renew-deadline"},
+		{[]string{"--leader-election", "--leader-election-retry-period=0s"}, "--leader-election-retry-period"},
+		{[]string{"--leader-election", "--leader-election-namespace=Kube_System"}, "--leader-election-namespace"},
+		{[]string{"--leader-election=maybe"}, "--leader-election"},
+		{[]string{"--feature-gates=NoSuchGate=true"}, "NoSuchGate"},
+		{[]string{"--feature-gates=Topology"}, "Topology"},
+		{[]string{"--feature-gates=PVProtection=true"}, "PVProtection"},
+		{[]string{"--feature-gates=VolumeAttributesClass=true"}, "VolumeAttributesClass"},
+		{[]string{"--feature-gates=CrossNamespaceVolumeDataSource=true"}, "CrossNamespaceVolumeDataSource"},
+		{[]string{"--bogus"}, "--bogus"},
+		{[]string{"--provisioner=foo"}, "--provisioner"},
+		{[]string{"--connection-timeout=15s"}, "--connection-timeout"},
+		{[]string{"--timeout"}, "--timeout"},
+		{[]string{"--leader-election", "false"}, `"false"`},
+		{[]string{"stray", "--timeout=1m"}, `"stray"`},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			_, err := parseFlags(tc.args)
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			if !strings.Contains(err.Error(), tc.flag) {
+				t.Errorf("%q does not name %s", err, tc.flag)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("%q is not one line", err)
+			}
+		})
+	}
+}
+
+func TestLeaseTimingsOnlyCheckedWithLeaderElection(t *testing.T) {
+	// Upstream ignores them without --leader-election; so do we.
+	if _, err := parseFlags([]string{"--leader-election-lease-duration=1s"}); err != nil {
+		t.Errorf("refused: %v", err)
+	}
+}
+
+func TestSeveralErrorsOneLine(t *testing.T) {
+	_, err := parseFlags([]string{"--enable-capacity", "--worker-threads=0"})
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	for _, want := range []string{"--enable-capacity", "--worker-threads"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q does not name %s", err, want)
+		}
+	}
+	if strings.Contains(err.Error(), "\n") {
+		t.Errorf("%q is not one line", err)
+	}
+}
+
+func TestMetricsAddressConflict(t *testing.T) {
+	_, err := parseFlags([]string{"--metrics-address=:8080", "--http-endpoint=:8081"})
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	if !strings.Contains(err.Error(), "--metrics-address") || !strings.Contains(err.Error(), "--http-endpoint") {
+		t.Errorf("%q must name both flags", err)
+	}
+
+	cfg, err := parseFlags([]string{"--metrics-address=:8080"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.httpAddress() != ":8080" {
+		t.Errorf("deprecated --metrics-address must still serve, got %q", cfg.httpAddress())
+	}
+	cfg, err = parseFlags([]string{"--http-endpoint=:8081"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.httpAddress() != ":8081" {
+		t.Errorf("got %q", cfg.httpAddress())
+	}
+}
+
+func TestVersionSkipsValidation(t *testing.T) {
+	cfg, err := parseFlags([]string{"--version", "--worker-threads=0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cfg.showVersion {
+		t.Error("showVersion not set")
+	}
+}
+
+func TestHelp(t *testing.T) {
+	for _, arg := range []string{"-h", "--help"} {
+		if _, err := parseFlags([]string{arg}); !errors.Is(err, flag.ErrHelp) {
+			t.Errorf("%s: got %v", arg, err)
+		}
+	}
+}
+
+func TestDashDash(t *testing.T) {
+	for in, want := range map[string]string{
+		"flag provided but not defined: -bogus":                       "flag provided but not defined: --bogus",
+		`invalid value "x" for flag -worker-threads: parse error`:     `invalid value "x" for flag --worker-threads: parse error`,
+		"flag needs an argument: -timeout":                            "flag needs an argument: --timeout",
+		`invalid boolean value "maybe" for -leader-election: parse e`: `invalid boolean value "maybe" for --leader-election: parse e`,
+	} {
+		if got := dashDash(in); got != want {
+			t.Errorf("dashDash(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

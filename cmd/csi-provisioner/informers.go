@@ -1,0 +1,28 @@
+package main
+
+import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+)
+
+// resyncPeriod is upstream's. The provisioning library lowers it for its own
+// handlers before the informers start.
+const resyncPeriod = time.Hour
+
+func newInformerFactory(client kubernetes.Interface) informers.SharedInformerFactory {
+	return informers.NewSharedInformerFactoryWithOptions(client, resyncPeriod,
+		informers.WithTransform(stripManagedFields))
+}
+
+// stripManagedFields drops managedFields before objects enter the caches:
+// nothing here reads them and on claims and volumes they are often the
+// largest part of the object.
+func stripManagedFields(obj any) (any, error) {
+	if m, err := meta.Accessor(obj); err == nil && m.GetManagedFields() != nil {
+		m.SetManagedFields(nil)
+	}
+	return obj, nil
+}

@@ -1,0 +1,53 @@
+// Command csi-provisioner is a Kubernetes CSI sidecar that provisions and
+// deletes volumes through a CSI driver. Its command line is that of upstream
+// external-provisioner v5.1.0.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"k8s.io/klog/v2"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "unknown"
+
+func main() {
+	os.Exit(realMain(os.Args, os.Stdout, os.Stderr))
+}
+
+// realMain is main without os.Exit: it returns the exit code.
+func realMain(args []string, stdout, stderr io.Writer) int {
+	cfg, err := parseFlags(args[1:])
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		printUsage(stdout)
+		return 0
+	case err != nil:
+		fmt.Fprintf(stderr, "%s: %v\n", filepath.Base(args[0]), err)
+		return 1
+	case cfg.showVersion:
+		fmt.Fprintln(stdout, args[0], version)
+		return 0
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	// A second signal during shutdown kills the process the default way.
+	context.AfterFunc(ctx, stop)
+
+	defer klog.Flush()
+	if err := run(ctx, cfg); err != nil {
+		klog.FromContext(ctx).Error(err, "Provisioner failed")
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+
+	"k8s.io/klog/v2"
+
+	"github.com/csi-protect/external-provisioner/pkg/csiconn"
+)
+
+// run wires the provisioner and runs it until ctx ends. It returns nil on a
+// clean shutdown.
+func run(ctx context.Context, cfg *config) error {
+	logger := klog.FromContext(ctx)
+	logger.Info("Starting csi-provisioner", "version", version)
+
+	rc, err := restConfig(logger, cfg, os.Getenv)
+	if err != nil {
+		return err
+	}
+	clients, err := newKubeClients(rc)
+	if err != nil {
+		return err
+	}
+
+	metricsManager := newMetricsManager()
+	conn, err := csiconn.Connect(ctx, cfg.csiAddress, metricsManager)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+
+	driver, err := csiconn.Discover(ctx, conn, cfg.timeout)
+	if err != nil {
+		return err
+	}
+	if err := driver.Validate(); err != nil {
+		return err
+	}
+	metricsManager.SetDriverName(driver.Name)
+	logger = logger.WithValues("driver", driver.Name)
+	ctx = klog.NewContext(ctx, logger)
+	identity := newIdentity(driver.Name)
+	logger.Info("Detected CSI driver", "identity", identity)
+
+	recorder, stopEvents := newEventRecorder(ctx, clients.core)
+	defer stopEvents()
+
+	ctrls, err := newControllers(ctx, controllersOptions{
+		Config:        cfg,
+		Client:        clients.core,
+		Conn:          conn,
+		Driver:        driver,
+		Identity:      identity,
+		EventRecorder: recorder,
+		Metrics:       libMetrics(),
+	})
+	if err != nil {
+		return err
+	}
+
+	address := cfg.httpAddress()
+	mux := newMux(muxOptions{Metrics: metricsManager, MetricsPath: cfg.metricsPath, EnablePprof: cfg.enablePprof})
+	if cfg.enablePprof && address == "" {
+		logger.Info("Warning: --enable-pprof has no effect without --http-endpoint")
+	}
+
+	runControllers := func(ctx context.Context) error { ctrls.run(ctx); return nil }
+	if cfg.leaderElection {
+		electorOpts := electorOptions{
+			Client:        clients.election,
+			LockName:      driver.Name,
+			Identity:      identity,
+			Namespace:     cfg.leaderElectionNamespace,
+			LeaseDuration: cfg.leaseDuration,
+			RenewDeadline: cfg.renewDeadline,
+			RetryPeriod:   cfg.retryPeriod,
+			Work:          ctrls.run,
+		}
+		if address != "" {
+			electorOpts.Mux = mux
+		}
+		runControllers = newElector(electorOpts).run
+	}
+
+	// The diagnostics server failing stops everything, as upstream exits then.
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	if address != "" {
+		srv, err := startHTTPServer(ctx, address, mux)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if err := srv.shutdown(ctx); err != nil {
+				logger.Error(err, "Stopping the diagnostics server")
+			}
+		}()
+		go func() {
+			select {
+			case err := <-srv.failed:
+				cancel(err)
+			case <-ctx.Done():
+			}
+		}()
+	}
+
+	if err := runControllers(ctx); err != nil {
+		return err
+	}
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+		return cause
+	}
+	logger.Info("Stopped")
+	return nil
+}

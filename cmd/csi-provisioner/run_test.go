@@ -1,0 +1,167 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// get returns the status and body of url, or 0 if it cannot be reached.
+func get(url string) (int, string) {
+	rsp, err := http.Get(url)
+	if err != nil {
+		return 0, ""
+	}
+	defer rsp.Body.Close()
+	body, _ := io.ReadAll(rsp.Body)
+	return rsp.StatusCode, string(body)
+}
+
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// startRun runs the provisioner with args against a fake API server and a
+// fake driver. The returned function waits for run's result, cancelling
+// first if cancel is set.
+func startRun(t *testing.T, api *fakeAPIServer, d *fakeDriver, args ...string) func(cancel bool) error {
+	t.Helper()
+	t.Setenv("KUBECONFIG", "")
+	sock, stopDriver := startDriver(t, d)
+	cfg, err := parseFlags(append([]string{"--csi-address=" + sock, "--kubeconfig=" + writeKubeconfig(t, api.URL)}, args...))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	result := make(chan error, 1)
+	go func() { result <- run(ctx, cfg) }()
+
+	returned := false
+	t.Cleanup(func() {
+		cancel()
+		// The driver may only stop once run has closed its connection.
+		if returned {
+			stopDriver()
+		}
+	})
+	return func(stop bool) error {
+		if stop {
+			cancel()
+		}
+		select {
+		case err := <-result:
+			returned = true
+			return err
+		case <-time.After(30 * time.Second):
+			t.Fatal("run did not return")
+			return nil
+		}
+	}
+}
+
+func TestRunServesAndStopsCleanly(t *testing.T) {
+	api := newFakeAPIServer(t)
+	addr := freeAddress(t)
+	stop := startRun(t, api, provisioningDriver(), "--http-endpoint="+addr, "--enable-pprof")
+
+	eventually(t, "the controllers to watch claims", func() bool { return api.sawWatch("persistentvolumeclaims") })
+	eventually(t, "CSI metrics", func() bool {
+		// Discovery calls happen before the driver name is known.
+		code, body := get("http://" + addr + "/metrics")
+		return code == http.StatusOK &&
+			strings.Contains(body, `csi_sidecar_operations_seconds_count{driver_name="unknown-driver",grpc_status_code="OK",method_name="/csi.v1.Identity/GetPluginInfo"} 1`)
+	})
+	_, body := get("http://" + addr + "/metrics")
+	for _, want := range []string{
+		"# TYPE workqueue_adds_total",
+		"# TYPE go_goroutines",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+	if strings.Count(body, "# TYPE process_start_time_seconds ") != 1 {
+		t.Error("process_start_time_seconds must be served exactly once")
+	}
+	if code, _ := get("http://" + addr + "/debug/pprof/"); code != http.StatusOK {
+		t.Errorf("pprof answered %d", code)
+	}
+	if api.sawWatch("nodes") {
+		t.Error("Nodes must not be watched for a driver without topology")
+	}
+
+	if err := stop(true); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if code, _ := get("http://" + addr + "/metrics"); code != 0 {
+		t.Error("the diagnostics server still answers after shutdown")
+	}
+}
+
+// VolumeAttachments exist for any driver without a CSIDriver object that
+// says attachRequired=false, so they are watched even for a driver that
+// does not attach.
+func TestRunWatchesAttachmentsForEveryDriver(t *testing.T) {
+	api := newFakeAPIServer(t)
+	stop := startRun(t, api, provisioningDriver())
+
+	eventually(t, "the controllers to watch VolumeAttachments", func() bool { return api.sawWatch("volumeattachments") })
+	if err := stop(true); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+}
+
+func TestRunWithLeaderElection(t *testing.T) {
+	api := newFakeAPIServer(t)
+	// The election keeps renewing in the background after run returns (the
+	// process would exit next); losing the API server would end the test
+	// binary once the renew deadline passes.
+	api.keepOpen = true
+	addr := freeAddress(t)
+	stop := startRun(t, api, provisioningDriver(), "--leader-election", "--leader-election-namespace=test", "--http-endpoint="+addr)
+
+	eventually(t, "the controllers to run as leader", func() bool { return api.sawWatch("persistentvolumeclaims") })
+	api.mu.Lock()
+	_, haveLease := api.leases["test-csi-example-com"]
+	api.mu.Unlock()
+	if !haveLease {
+		t.Error("no Lease named after the sanitized driver name")
+	}
+	if code, body := get("http://" + addr + "/healthz/leader-election"); code != http.StatusOK {
+		t.Errorf("leader election health check answered %d %q", code, body)
+	}
+
+	if err := stop(true); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+}
+
+func TestRunRefusesDriverWithoutProvisioning(t *testing.T) {
+	api := newFakeAPIServer(t)
+	stop := startRun(t, api, &fakeDriver{})
+	err := stop(false)
+	if err == nil || !strings.Contains(err.Error(), testDriverName) || !strings.Contains(err.Error(), "CREATE_DELETE_VOLUME") {
+		t.Errorf("got %v, want a refusal naming the driver and CREATE_DELETE_VOLUME", err)
+	}
+}
+
+func TestRunFailsOnBusyHTTPAddress(t *testing.T) {
+	api := newFakeAPIServer(t)
+	busy := strings.TrimPrefix(api.URL, "http://")
+	stop := startRun(t, api, provisioningDriver(), "--http-endpoint="+busy)
+	err := stop(false)
+	if err == nil || !strings.Contains(err.Error(), busy) {
+		t.Errorf("got %v, want an error naming %s", err, busy)
+	}
+}

@@ -1,0 +1,103 @@
+// Package features defines the feature gates of the provisioner.
+//
+// The gates live in a gate instance created by New rather than in a
+// process-wide global, so that tests and the command can each own one.
+package features
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/component-base/featuregate"
+)
+
+// Gates shared with upstream external-provisioner v5.1.0, with the same
+// names, maturity and defaults so existing --feature-gates values keep working.
+const (
+	// Topology lets the provisioner pass accessibility requirements to drivers
+	// that report VOLUME_ACCESSIBILITY_CONSTRAINTS.
+	Topology featuregate.Feature = "Topology"
+
+	// HonorPVReclaimPolicy keeps a finalizer on provisioned PVs so that the
+	// volume is deleted even when the PV is deleted before its claim.
+	HonorPVReclaimPolicy featuregate.Feature = "HonorPVReclaimPolicy"
+
+	// CrossNamespaceVolumeDataSource allows a claim's dataSourceRef to point
+	// into another namespace, guarded by ReferenceGrants.
+	CrossNamespaceVolumeDataSource featuregate.Feature = "CrossNamespaceVolumeDataSource"
+
+	// VolumeAttributesClass passes VolumeAttributesClass parameters to
+	// CreateVolume as mutable parameters.
+	VolumeAttributesClass featuregate.Feature = "VolumeAttributesClass"
+)
+
+// Gates of this project.
+const (
+	// ProvisioningProtection protects volumes whose provisioning is in flight.
+	ProvisioningProtection featuregate.Feature = "ProvisioningProtection"
+
+	// PVProtection protects provisioned PersistentVolumes from premature removal.
+	PVProtection featuregate.Feature = "PVProtection"
+
+	// PVCProtection protects claims whose volumes are still being handled.
+	PVCProtection featuregate.Feature = "PVCProtection"
+
+	// LocalVolumeCleanup cleans up volumes on node-local storage.
+	LocalVolumeCleanup featuregate.Feature = "LocalVolumeCleanup"
+)
+
+// specs is every gate this binary knows.
+var specs = map[featuregate.Feature]featuregate.FeatureSpec{
+	// Upstream v5.1.0: GA and on, but not locked, so Topology=false is accepted.
+	Topology:                       {Default: true, PreRelease: featuregate.GA},
+	HonorPVReclaimPolicy:           {Default: true, PreRelease: featuregate.Beta},
+	CrossNamespaceVolumeDataSource: {Default: false, PreRelease: featuregate.Alpha},
+	VolumeAttributesClass:          {Default: false, PreRelease: featuregate.Beta},
+
+	ProvisioningProtection: {Default: false, PreRelease: featuregate.Alpha},
+	PVProtection:           {Default: false, PreRelease: featuregate.Alpha},
+	PVCProtection:          {Default: false, PreRelease: featuregate.Alpha},
+	LocalVolumeCleanup:     {Default: false, PreRelease: featuregate.Alpha},
+}
+
+// NotBuilt lists the gates whose features this release does not implement
+// yet. They are registered, so that a command line naming them is recognised,
+// but Validate refuses to let them be on. Remove an entry when its feature
+// lands.
+var NotBuilt = []featuregate.Feature{
+	ProvisioningProtection,
+	PVProtection,
+	PVCProtection,
+	LocalVolumeCleanup,
+	CrossNamespaceVolumeDataSource,
+	VolumeAttributesClass,
+}
+
+// New returns a fresh gate with every known feature at its default.
+func New() featuregate.MutableFeatureGate {
+	gate := featuregate.NewFeatureGate()
+	if err := gate.Add(specs); err != nil {
+		// The table above is static; failing here is a programming error.
+		panic(fmt.Sprintf("registering feature gates: %v", err))
+	}
+	return gate
+}
+
+// Validate refuses gates that are on but whose feature is not built.
+// The error is a single line naming every such gate.
+func Validate(gate featuregate.FeatureGate) error {
+	var on []string
+	for _, f := range NotBuilt {
+		if gate.Enabled(f) {
+			on = append(on, string(f))
+		}
+	}
+	switch len(on) {
+	case 0:
+		return nil
+	case 1:
+		return fmt.Errorf("feature gate %s is not supported by this release", on[0])
+	default:
+		return fmt.Errorf("feature gates %s are not supported by this release", strings.Join(on, ", "))
+	}
+}
