@@ -33,8 +33,9 @@ type Options struct {
 	// into the provisioner-identity annotation of PVs it creates.
 	Identity string
 
-	Client        kubernetes.Interface
-	CSIClient     csi.ControllerClient
+	Client    kubernetes.Interface
+	CSIClient csi.ControllerClient
+	// EventRecorder posts events beyond the lib's own (optional).
 	EventRecorder record.EventRecorder
 
 	ClaimLister            corelisters.PersistentVolumeClaimLister

@@ -128,6 +128,9 @@ func (p *Provisioner) prepare(ctx context.Context, o controller.ProvisionOptions
 	}
 	for _, warning := range params.Warnings {
 		klog.FromContext(ctx).Info("StorageClass uses a deprecated parameter", "warning", warning)
+		if p.opts.EventRecorder != nil {
+			p.opts.EventRecorder.Event(claim, v1.EventTypeWarning, "DeprecatedParameter", fmt.Sprintf("StorageClass %s: %s", class.Name, warning))
+		}
 	}
 	name, err := volumeName(p.opts.VolumeNamePrefix, string(claim.UID), p.opts.VolumeNameUUIDLength)
 	if err != nil {

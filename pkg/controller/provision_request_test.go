@@ -6,6 +6,7 @@ import (
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/record"
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 )
 
@@ -199,5 +200,24 @@ func TestProvisionIgnoresClassOfAnotherDriver(t *testing.T) {
 	_, _, err := e.provision(t, newClaim("db", "1Gi"), class, nil)
 	if _, ok := err.(*controller.IgnoredError); !ok {
 		t.Fatalf("err = %v, want IgnoredError", err)
+	}
+}
+
+func TestProvisionWarnsAboutDeprecatedParameters(t *testing.T) {
+	recorder := record.NewFakeRecorder(10)
+	e := newEnv(t, envObjects{}, func(o *Options) { o.EventRecorder = recorder })
+	if _, _, err := e.provision(t, newClaim("db", "1Gi"), newClass(map[string]string{"fstype": "ext4"}), nil); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case event := <-recorder.Events:
+		if !strings.Contains(event, "DeprecatedParameter") || !strings.Contains(event, "fstype") {
+			t.Fatalf("event = %q, want a DeprecatedParameter warning naming fstype", event)
+		}
+	default:
+		t.Fatal("no event for a deprecated parameter")
+	}
+	if got := e.csi.lastCreate(t).VolumeCapabilities[0].GetMount().FsType; got != "ext4" {
+		t.Fatalf("fsType = %q, the deprecated key must still apply", got)
 	}
 }
