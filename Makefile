@@ -22,3 +22,16 @@ verify:
 
 clean:
 	rm -rf $(BIN_DIR)
+
+# --- local control plane for e2e tests and the demo (no containers) ---
+CONTROL_PLANE_DIR ?= _output/control-plane
+
+.PHONY: e2e-tools demo
+
+## e2e-tools: build etcd, kube-apiserver and kube-controller-manager into $(CONTROL_PLANE_DIR)/ (minutes the first time, then skipped)
+e2e-tools:
+	CONTROL_PLANE_DIR=$(CONTROL_PLANE_DIR) hack/build-control-plane.sh
+
+## demo: provision and delete a volume with the mock driver on a local control plane
+demo: build e2e-tools
+	go run ./test/e2e/demo --bin-dir=$(BIN_DIR) --control-plane-dir=$(CONTROL_PLANE_DIR)

@@ -1,0 +1,21 @@
+// Package framework runs csi-provisioner end to end on one machine without
+// containers: a real etcd, kube-apiserver and kube-controller-manager on
+// loopback (built by `make e2e-tools`), and plain processes for the mock CSI
+// driver and the sidecar.
+//
+// The pieces are independent so a test can take only what it needs:
+//
+//   - StartCluster starts the control plane and returns a Cluster with an admin
+//     client and kubeconfig. Cluster.Stop tears it down and waits until every
+//     process has exited.
+//   - StartProcess runs any program with its output in a log file and can
+//     stop (SIGTERM), kill (SIGKILL) and restart it, which is how tests crash
+//     the driver or the sidecar on purpose.
+//   - Cluster.InstallRBAC applies deploy/kubernetes/rbac.yaml and writes a
+//     kubeconfig for its ServiceAccount, so the sidecar runs with the
+//     permissions it ships with rather than as cluster admin.
+//
+// Processes are started in their own process group and receive SIGKILL if
+// the process that started them dies, so an interrupted `go test` leaves no
+// control plane behind.
+package framework

@@ -1,0 +1,200 @@
+//go:build e2e
+
+// These tests need the control plane from `make e2e-tools`:
+//
+//	go test -tags e2e ./test/e2e/framework/
+package framework
+
+import (
+	"context"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2/ktesting"
+)
+
+func TestClusterStartStop(t *testing.T) {
+	_, ctx := ktesting.NewTestContext(t)
+	workDir := t.TempDir()
+	c, err := StartCluster(ctx, ClusterOptions{
+		WorkDir:        workDir,
+		KCMControllers: []string{ControllerPVProtection, ControllerPVCProtection},
+		AuditLog:       true,
+	})
+	if err != nil {
+		t.Fatalf("StartCluster: %v", err)
+	}
+	stopped := false
+	t.Cleanup(func() {
+		if !stopped {
+			c.Stop()
+		}
+	})
+	procs := []*Process{c.Etcd(), c.APIServer(), c.ControllerManager()}
+
+	v, err := c.Client().Discovery().ServerVersion()
+	if err != nil {
+		t.Fatalf("ServerVersion: %v", err)
+	}
+	t.Logf("kube-apiserver %s at %s", v.GitVersion, c.Host())
+
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "framework-test"}}
+	if _, err := c.Client().CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create namespace: %v", err)
+	}
+	events, err := c.AuditEvents()
+	if err != nil {
+		t.Fatalf("AuditEvents: %v", err)
+	}
+	if !hasAuditEvent(events, "create", "namespaces", "csi-provisioner-e2e") {
+		t.Errorf("audit log has no namespace creation by the framework's client among %d events", len(events))
+	}
+
+	t.Run("InstallRBAC", func(t *testing.T) {
+		_, ctx := ktesting.NewTestContext(t)
+		testInstallRBAC(ctx, t, c)
+	})
+
+	if err := c.Stop(); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	stopped = true
+	for _, p := range procs {
+		if exited, _ := p.Exited(); !exited {
+			t.Errorf("%s still running after Stop", p.Name())
+		}
+		if err := syscall.Kill(-p.Pid(), 0); err == nil {
+			t.Errorf("process group of %s (%d) still exists", p.Name(), p.Pid())
+		}
+	}
+	if _, err := c.Client().Discovery().ServerVersion(); err == nil {
+		t.Error("the apiserver still answers after Stop")
+	}
+}
+
+func hasAuditEvent(events []AuditEvent, verb, resource, userAgentPrefix string) bool {
+	for _, ev := range events {
+		if ev.Verb == verb && ev.ObjectRef != nil && ev.ObjectRef.Resource == resource &&
+			len(ev.UserAgent) >= len(userAgentPrefix) && ev.UserAgent[:len(userAgentPrefix)] == userAgentPrefix {
+			return true
+		}
+	}
+	return false
+}
+
+// testInstallRBAC checks that the shipped RBAC installs into another
+// namespace and grants the sidecar's permissions and no others.
+func testInstallRBAC(ctx context.Context, t *testing.T, c *Cluster) {
+	install, err := c.InstallRBAC(ctx, RBACOptions{Namespace: "rbac-test"})
+	if err != nil {
+		t.Fatalf("InstallRBAC: %v", err)
+	}
+	if install.Namespace != "rbac-test" || install.ServiceAccount != "csi-provisioner" {
+		t.Errorf("installed %s/%s, want rbac-test/csi-provisioner", install.Namespace, install.ServiceAccount)
+	}
+	if filepath.Dir(install.Kubeconfig) != c.WorkDir() {
+		t.Errorf("kubeconfig %s is outside the work dir %s", install.Kubeconfig, c.WorkDir())
+	}
+	client, err := kubernetes.NewForConfig(install.RESTConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.CoreV1().PersistentVolumes().List(ctx, metav1.ListOptions{}); err != nil {
+		t.Errorf("list PVs as the sidecar: %v", err)
+	}
+	for _, attr := range []authorizationv1.ResourceAttributes{
+		{Verb: "list", Resource: "secrets", Namespace: "default"},
+		{Verb: "create", Resource: "pods", Namespace: "default"},
+		{Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Namespace: "default"},
+	} {
+		ssar := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &attr}}
+		res, err := client.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, ssar, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Status.Allowed {
+			t.Errorf("the sidecar may %s %s in %s; the shipped RBAC does not grant that", attr.Verb, attr.Resource, attr.Namespace)
+		}
+	}
+}
+
+func TestProcessKillStopRestart(t *testing.T) {
+	_, ctx := ktesting.NewTestContext(t)
+	log := filepath.Join(t.TempDir(), "sleep.log")
+	p, err := StartProcess(ctx, ProcessOptions{Path: "/bin/sleep", Args: []string{"600"}, LogFile: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Kill() })
+
+	first := p.Pid()
+	if err := p.Kill(); err != nil {
+		t.Fatalf("Kill: %v", err)
+	}
+	if exited, err := p.Exited(); !exited || err == nil {
+		t.Fatalf("after Kill: exited=%v err=%v, want exited by a signal", exited, err)
+	}
+	if err := p.Restart(ctx); err != nil {
+		t.Fatalf("Restart: %v", err)
+	}
+	if p.Pid() == first {
+		t.Error("Restart kept the old pid")
+	}
+	if exited, _ := p.Exited(); exited {
+		t.Fatal("restarted process exited at once")
+	}
+	if err := p.Stop(); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	if lines := TailLog(log, 10); len(lines) != 2 {
+		t.Errorf("log has %d lines, want one start header per run: %q", len(lines), lines)
+	}
+}
+
+// A program that ignores SIGTERM, and a child it forked, are both gone after
+// Stop's timeout.
+func TestProcessStopEscalates(t *testing.T) {
+	_, ctx := ktesting.NewTestContext(t)
+	p, err := StartProcess(ctx, ProcessOptions{
+		Path:        "/bin/sh",
+		Args:        []string{"-c", `trap "" TERM; sleep 600 & wait`},
+		StopTimeout: time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Kill() })
+	// Give the shell time to install the trap and fork.
+	time.Sleep(300 * time.Millisecond)
+	start := time.Now()
+	if err := p.Stop(); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	if d := time.Since(start); d < time.Second {
+		t.Errorf("Stop returned after %v, before the SIGTERM timeout", d)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for syscall.Kill(-p.Pid(), 0) == nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the forked sleep outlived Stop")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestStartClusterMissingBinaries(t *testing.T) {
+	_, ctx := ktesting.NewTestContext(t)
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	_, err := StartCluster(ctx, ClusterOptions{BinDir: t.TempDir()})
+	if err == nil {
+		t.Fatal("StartCluster succeeded without binaries")
+	}
+	t.Logf("error as expected: %v", err)
+}

@@ -1,0 +1,41 @@
+package framework
+
+import (
+	"fmt"
+	"net"
+)
+
+// freePorts returns n distinct TCP ports on 127.0.0.1 that were free a moment
+// ago. All listeners are held until every port is chosen so the kernel cannot
+// hand out the same one twice; a port can still be taken by someone else
+// before the program binds it, which on a test machine is rare enough that
+// the start-up error is simply reported.
+func freePorts(n int) ([]int, error) {
+	listeners := make([]net.Listener, 0, n)
+	defer func() {
+		for _, l := range listeners {
+			l.Close()
+		}
+	}()
+	ports := make([]int, 0, n)
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("find a free port: %w", err)
+		}
+		listeners = append(listeners, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
+// portFree reports whether 127.0.0.1:port can be listened on, which after Stop
+// shows that no process of the cluster still holds it.
+func portFree(port int) bool {
+	l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		return false
+	}
+	l.Close()
+	return true
+}

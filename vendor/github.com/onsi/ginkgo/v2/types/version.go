@@ -1,0 +1,3 @@
+package types
+
+const VERSION = "2.32.1"
