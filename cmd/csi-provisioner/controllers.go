@@ -34,15 +34,17 @@ type controllersOptions struct {
 	Identity      string
 	EventRecorder record.EventRecorder
 	Metrics       libmetrics.Metrics
+	// ProtectionMetrics are registered by the caller.
+	ProtectionMetrics *controller.ProtectionMetrics
 }
 
-// controllers are the provisioning and cloning-protection controllers and
+// controllers are the provisioning and claim protection controllers and
 // the informers they share. They run only while this instance leads.
 type controllers struct {
-	factory        informers.SharedInformerFactory
-	provisioning   *libcontroller.ProvisionController
-	cloning        *controller.CloningProtectionController
-	cloningThreads int
+	factory           informers.SharedInformerFactory
+	provisioning      *libcontroller.ProvisionController
+	protection        *controller.ProtectionController
+	protectionThreads int
 }
 
 // featuresFrom reads the gates once; the controllers never see the gate.
@@ -51,6 +53,7 @@ func featuresFrom(gate featuregate.FeatureGate) controller.Features {
 		Topology:                       gate.Enabled(features.Topology),
 		HonorPVReclaimPolicy:           gate.Enabled(features.HonorPVReclaimPolicy),
 		CrossNamespaceVolumeDataSource: gate.Enabled(features.CrossNamespaceVolumeDataSource),
+		ProvisioningProtection:         gate.Enabled(features.ProvisioningProtection),
 	}
 }
 
@@ -116,6 +119,7 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 		DefaultFSType:             cfg.defaultFSType,
 		ControllerPublishReadOnly: cfg.controllerPublishReadOnly,
 		Features:                  feats,
+		Metrics:                   o.ProtectionMetrics,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating provisioner: %w", err)
@@ -140,21 +144,24 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 		libcontroller.MetricsInstance(o.Metrics),
 	)
 
-	cloning, err := controller.NewCloningProtectionController(controller.CloningProtectionOptions{
-		Client:        o.Client,
-		ClaimInformer: claims,
+	protection, err := controller.NewProtectionController(controller.ProtectionControllerOptions{
+		Client:         o.Client,
+		ClaimInformer:  claims,
+		VolumeInformer: volumes,
+		Provisioner:    provisioner,
+		EventRecorder:  o.EventRecorder,
 		// Same back-off as provisioning, as upstream shares one limiter.
 		RateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[string](cfg.retryIntervalStart, cfg.retryIntervalMax),
 	})
 	if err != nil {
-		return nil, fmt.Errorf("creating cloning protection controller: %w", err)
+		return nil, fmt.Errorf("creating claim protection controller: %w", err)
 	}
 
 	return &controllers{
-		factory:        factory,
-		provisioning:   provisioning,
-		cloning:        cloning,
-		cloningThreads: int(cfg.cloningProtectionThreads),
+		factory:           factory,
+		provisioning:      provisioning,
+		protection:        protection,
+		protectionThreads: int(cfg.cloningProtectionThreads),
 	}, nil
 }
 
@@ -174,7 +181,7 @@ func (c *controllers) run(ctx context.Context) {
 	}
 
 	var wg sync.WaitGroup
-	wg.Go(func() { c.cloning.Run(ctx, c.cloningThreads) })
+	wg.Go(func() { c.protection.Run(ctx, c.protectionThreads) })
 	c.provisioning.Run(ctx)
 	wg.Wait()
 	logger.Info("Controllers stopped")

@@ -8,6 +8,8 @@ import (
 	_ "k8s.io/component-base/metrics/prometheus/clientgo/leaderelection" // leader election metrics in the legacy registry
 	_ "k8s.io/component-base/metrics/prometheus/workqueue"               // work queue metrics in the legacy registry
 	libmetrics "sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller/metrics"
+
+	"github.com/csi-protect/external-provisioner/pkg/controller"
 )
 
 // newMetricsManager returns the CSI call metrics manager. Its handler also
@@ -37,5 +39,13 @@ var libMetrics = sync.OnceValue(func() libmetrics.Metrics {
 		m.PersistentVolumeDeleteFailedTotal,
 		m.PersistentVolumeDeleteDurationSeconds,
 	)
+	return m
+})
+
+// protectionMetrics returns the provisioning protection metrics, registered
+// once in the legacy registry.
+var protectionMetrics = sync.OnceValue(func() *controller.ProtectionMetrics {
+	m := controller.NewProtectionMetrics()
+	legacyregistry.MustRegister(m.Registerables()...)
 	return m
 })

@@ -56,6 +56,8 @@ func run(ctx context.Context, cfg *config) error {
 		Identity:      identity,
 		EventRecorder: recorder,
 		Metrics:       libMetrics(),
+
+		ProtectionMetrics: protectionMetrics(),
 	})
 	if err != nil {
 		return err

@@ -8,32 +8,14 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 )
 
-// runCloningProtection starts the controller on a fake clientset holding claims.
+// runCloningProtection starts the protection controller on a fake clientset
+// holding claims.
 func runCloningProtection(t *testing.T, claims ...*v1.PersistentVolumeClaim) *fake.Clientset {
 	t.Helper()
-	client := fake.NewClientset()
-	for _, c := range claims {
-		if _, err := client.CoreV1().PersistentVolumeClaims(c.Namespace).Create(context.Background(), c, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	factory := informers.NewSharedInformerFactory(client, 0)
-	ctrl, err := NewCloningProtectionController(CloningProtectionOptions{
-		Client:        client,
-		ClaimInformer: factory.Core().V1().PersistentVolumeClaims(),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	factory.Start(ctx.Done())
-	go ctrl.Run(ctx, 2)
-	return client
+	return startProtection(t, protectionSetup{claims: claims}).client
 }
 
 func sourceFinalizers(t *testing.T, client *fake.Clientset) []string {

@@ -11,6 +11,7 @@ import (
 )
 
 const (
+	annSelectedNode  = "volume.kubernetes.io/selected-node"
 	snapshotAPIGroup = "snapshot.storage.k8s.io"
 	snapshotKind     = "VolumeSnapshot"
 	claimKind        = "PersistentVolumeClaim"
@@ -61,10 +62,13 @@ func isPopulatorClaim(claim *v1.PersistentVolumeClaim) bool {
 	return ds != nil && !ds.isClaim() && !ds.isSnapshot()
 }
 
-// cloneSource checks that a claim may be cloned into the new claim and
+// contentSource checks that a claim may be cloned into the new claim and
 // returns the CSI content source that names its volume. It never returns a
 // volume that would be silently empty: every refusal is an error.
-func (p *Provisioner) contentSource(ctx context.Context, claim *v1.PersistentVolumeClaim, sc string) (*csi.VolumeContentSource, *v1.PersistentVolumeClaim, error) {
+//
+// undo is set when the request is rebuilt to find and delete the volume of a
+// claim deleted during provisioning: the source may be on its way out too.
+func (p *Provisioner) contentSource(ctx context.Context, claim *v1.PersistentVolumeClaim, sc string, undo bool) (*csi.VolumeContentSource, *v1.PersistentVolumeClaim, error) {
 	ds := claimDataSource(claim)
 	switch {
 	case ds == nil:
@@ -85,7 +89,7 @@ func (p *Provisioner) contentSource(ctx context.Context, claim *v1.PersistentVol
 	if err != nil {
 		return nil, nil, fmt.Errorf("data source claim %s/%s: %w", ds.Namespace, ds.Name, err)
 	}
-	if source.DeletionTimestamp != nil {
+	if source.DeletionTimestamp != nil && !undo {
 		return nil, nil, fmt.Errorf("data source claim %s/%s is being deleted", ds.Namespace, ds.Name)
 	}
 	if source.Status.Phase != v1.ClaimBound || source.Spec.VolumeName == "" {

@@ -51,6 +51,9 @@ func (p *Provisioner) Delete(ctx context.Context, pv *v1.PersistentVolume) error
 	if err != nil && !isNotFound(err) {
 		return fmt.Errorf("rpc error from DeleteVolume for persistentvolume %s: %w", pv.Name, err)
 	}
+	if ref := pv.Spec.ClaimRef; ref != nil {
+		p.calls.forget(ref.UID)
+	}
 	logger.V(2).Info("Volume deleted")
 	return nil
 }

@@ -21,6 +21,9 @@ type Features struct {
 	HonorPVReclaimPolicy bool
 	// CrossNamespaceVolumeDataSource allows dataSourceRef in another namespace.
 	CrossNamespaceVolumeDataSource bool
+	// ProvisioningProtection puts a finalizer on a claim before CreateVolume
+	// so that a claim deleted meanwhile never leaks its volume.
+	ProvisioningProtection bool
 }
 
 // Options configure a CSI provisioner. Every dependency is injected so tests
@@ -60,4 +63,6 @@ type Options struct {
 	ControllerPublishReadOnly bool
 
 	Features Features
+	// Metrics of provisioning protection; nil gives unregistered ones.
+	Metrics *ProtectionMetrics
 }

@@ -30,15 +30,33 @@ func (p *Provisioner) Provision(ctx context.Context, o controller.ProvisionOptio
 	if class.Provisioner != p.opts.DriverName {
 		return nil, controller.ProvisioningFinished, &controller.IgnoredError{Reason: fmt.Sprintf("StorageClass %s names provisioner %q", class.Name, class.Provisioner)}
 	}
-	req, prep, err := p.prepare(ctx, o)
+	protect := p.opts.Features.ProvisioningProtection
+	if protect && claim.DeletionTimestamp != nil {
+		// The protection controller finishes or undoes whatever may have
+		// been started for a claim being deleted; nothing new starts here.
+		return nil, controller.ProvisioningFinished, &controller.IgnoredError{Reason: "the claim is being deleted"}
+	}
+	req, prep, err := p.prepare(ctx, o, false)
 	if err != nil {
 		return nil, prepareState(err), err
 	}
 
+	previous, ok := p.calls.begin(claim.UID)
+	if !ok {
+		return nil, controller.ProvisioningNoChange, fmt.Errorf("another CreateVolume for claim %s is running", klog.KObj(claim))
+	}
+	outcome := previous
+	defer func() { p.calls.end(claim.UID, outcome) }()
+
+	if protect {
+		if err := p.protectClaim(ctx, claim); err != nil {
+			return nil, controller.ProvisioningNoChange, err
+		}
+	}
 	if prep.cloneSource != nil {
-		// The source must stay until the clone exists; the cloning
-		// protection controller removes the finalizer afterwards.
-		if err := addClaimFinalizer(ctx, p.opts.Client, prep.cloneSource, CloningProtectionFinalizer); err != nil {
+		// The source must stay until the clone exists; the protection
+		// controller removes the finalizer afterwards.
+		if err := patchClaimFinalizers(ctx, p.opts.Client, prep.cloneSource.Namespace, prep.cloneSource.Name, []string{CloningProtectionFinalizer}, nil); err != nil {
 			return nil, controller.ProvisioningNoChange, err
 		}
 	}
@@ -49,14 +67,17 @@ func (p *Provisioner) Provision(ctx context.Context, o controller.ProvisionOptio
 	cancel()
 	if err != nil {
 		state := provisioningState(err, o.SelectedNode != nil)
+		outcome = outcomeOf(state)
 		logger.V(2).Info("CreateVolume failed", "volume", req.Name, "state", state, "err", err)
 		return nil, state, fmt.Errorf("rpc error from CreateVolume for volume %s: %w", req.Name, err)
 	}
 	volume := resp.GetVolume()
 	if err := p.checkCreated(req, volume); err != nil {
 		state, err := p.undoCreate(ctx, req, volume, err)
+		outcome = outcomeOf(state)
 		return nil, state, err
 	}
+	outcome = stateCreated
 
 	capacity := volume.CapacityBytes
 	if capacity == 0 {
@@ -109,6 +130,15 @@ func (p *Provisioner) undoCreate(ctx context.Context, req *csi.CreateVolumeReque
 	return controller.ProvisioningFinished, fmt.Errorf("%v; the volume was deleted", cause)
 }
 
+// outcomeOf is what a provisioning state says about the driver: only a
+// state that promises nothing is running or created is final.
+func outcomeOf(state controller.ProvisioningState) callState {
+	if state == controller.ProvisioningFinished || state == controller.ProvisioningReschedule {
+		return stateFinal
+	}
+	return stateUnknown
+}
+
 // prepared is what prepare derives from a claim before CreateVolume.
 type prepared struct {
 	fsType      string
@@ -117,7 +147,7 @@ type prepared struct {
 	cloneSource *v1.PersistentVolumeClaim
 }
 
-func (p *Provisioner) prepare(ctx context.Context, o controller.ProvisionOptions) (*csi.CreateVolumeRequest, *prepared, error) {
+func (p *Provisioner) prepare(ctx context.Context, o controller.ProvisionOptions, undo bool) (*csi.CreateVolumeRequest, *prepared, error) {
 	claim, class := o.PVC, o.StorageClass
 	if claim.Spec.Selector != nil {
 		return nil, nil, errors.New("claims with a label selector cannot be provisioned dynamically")
@@ -188,7 +218,7 @@ func (p *Provisioner) prepare(ctx context.Context, o controller.ProvisionOptions
 		}
 	}
 
-	if req.VolumeContentSource, prep.cloneSource, err = p.contentSource(ctx, claim, class.Name); err != nil {
+	if req.VolumeContentSource, prep.cloneSource, err = p.contentSource(ctx, claim, class.Name, undo); err != nil {
 		return nil, nil, err
 	}
 	return req, prep, nil

@@ -11,7 +11,9 @@ import (
 // Provisioner provisions and deletes volumes through a CSI driver. It
 // implements the lib's Provisioner, BlockProvisioner and Qualifier.
 type Provisioner struct {
-	opts Options
+	opts    Options
+	calls   *inFlight
+	metrics *ProtectionMetrics
 }
 
 var (
@@ -35,7 +37,11 @@ func New(opts Options) (*Provisioner, error) {
 	case opts.VolumeNamePrefix == "":
 		return nil, errors.New("provisioner needs a volume name prefix")
 	}
-	return &Provisioner{opts: opts}, nil
+	metrics := opts.Metrics
+	if metrics == nil {
+		metrics = NewProtectionMetrics()
+	}
+	return &Provisioner{opts: opts, calls: newInFlight(), metrics: metrics}, nil
 }
 
 // SupportsBlock reports that raw block claims may be sent to the driver; a

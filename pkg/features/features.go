@@ -54,7 +54,7 @@ var specs = map[featuregate.Feature]featuregate.FeatureSpec{
 	CrossNamespaceVolumeDataSource: {Default: false, PreRelease: featuregate.Alpha},
 	VolumeAttributesClass:          {Default: false, PreRelease: featuregate.Beta},
 
-	ProvisioningProtection: {Default: false, PreRelease: featuregate.Alpha},
+	ProvisioningProtection: {Default: true, PreRelease: featuregate.Beta},
 	PVProtection:           {Default: false, PreRelease: featuregate.Alpha},
 	PVCProtection:          {Default: false, PreRelease: featuregate.Alpha},
 	LocalVolumeCleanup:     {Default: false, PreRelease: featuregate.Alpha},
@@ -65,7 +65,6 @@ var specs = map[featuregate.Feature]featuregate.FeatureSpec{
 // but Validate refuses to let them be on. Remove an entry when its feature
 // lands.
 var NotBuilt = []featuregate.Feature{
-	ProvisioningProtection,
 	PVProtection,
 	PVCProtection,
 	LocalVolumeCleanup,

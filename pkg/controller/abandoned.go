@@ -1,0 +1,90 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/container-storage-interface/spec/lib/go/csi"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
+)
+
+// volumeNameFor is the CSI volume name, and PV name, of a claim.
+func (p *Provisioner) volumeNameFor(claim *v1.PersistentVolumeClaim) (string, error) {
+	return volumeName(p.opts.VolumeNamePrefix, string(claim.UID), p.opts.VolumeNameUUIDLength)
+}
+
+// resolveAbandoned settles a claim being deleted while a CreateVolume made
+// for it, perhaps by an earlier process, may still be running. CreateVolume
+// is idempotent by name: calling it again returns the volume once the driver
+// has it, and the volume is then deleted. It returns true once no volume for
+// the claim exists or can appear.
+func (p *Provisioner) resolveAbandoned(ctx context.Context, claim *v1.PersistentVolumeClaim) (bool, error) {
+	previous, ok := p.calls.begin(claim.UID)
+	if !ok {
+		return false, nil
+	}
+	outcome := previous
+	defer func() { p.calls.end(claim.UID, outcome) }()
+
+	req, err := p.abandonedRequest(ctx, claim)
+	if err != nil {
+		return false, fmt.Errorf("cannot rebuild CreateVolume to find the volume of deleted claim: %w", err)
+	}
+	logger := klog.FromContext(ctx).WithValues("volume", req.Name)
+	callCtx, cancel := context.WithTimeout(ctx, p.opts.Timeout)
+	resp, err := p.opts.CSIClient.CreateVolume(callCtx, req)
+	cancel()
+	switch {
+	case status.Code(err) == codes.AlreadyExists:
+		// A volume of that name exists but the request no longer matches
+		// it: never forget it silently.
+		return false, fmt.Errorf("driver reports volume %s exists with other properties; delete it in the storage backend, then remove finalizer %s: %w", req.Name, ProvisioningProtectionFinalizer, err)
+	case err != nil && provisioningState(err, false) == controller.ProvisioningFinished:
+		// A final error: the driver has no volume of that name.
+		outcome = stateFinal
+		logger.V(2).Info("No volume was created for the deleted claim", "err", err)
+		return true, nil
+	case err != nil:
+		return false, fmt.Errorf("CreateVolume to find the volume of deleted claim: %w", err)
+	}
+
+	handle := resp.GetVolume().GetVolumeId()
+	callCtx, cancel = context.WithTimeout(ctx, p.opts.Timeout)
+	_, err = p.opts.CSIClient.DeleteVolume(callCtx, &csi.DeleteVolumeRequest{VolumeId: handle, Secrets: req.Secrets})
+	cancel()
+	if err != nil && !isNotFound(err) {
+		return false, fmt.Errorf("DeleteVolume %s of deleted claim: %w", handle, err)
+	}
+	outcome = stateFinal
+	p.metrics.AbandonedVolumesDeleted.Inc()
+	if p.opts.EventRecorder != nil {
+		p.opts.EventRecorder.Eventf(claim, v1.EventTypeNormal, ReasonAbandonedVolume,
+			"Deleted volume %s (handle %s), made for this claim while it was being deleted", req.Name, handle)
+	}
+	logger.Info("Deleted the volume of a claim deleted during provisioning", "handle", handle)
+	return true, nil
+}
+
+// abandonedRequest rebuilds the CreateVolume request of a claim from its
+// StorageClass, as Provision made it.
+func (p *Provisioner) abandonedRequest(ctx context.Context, claim *v1.PersistentVolumeClaim) (*csi.CreateVolumeRequest, error) {
+	className := ""
+	if claim.Spec.StorageClassName != nil {
+		className = *claim.Spec.StorageClassName
+	}
+	class, err := p.opts.ClassLister.Get(className)
+	if err != nil {
+		return nil, fmt.Errorf("StorageClass %q: %w", className, err)
+	}
+	var node *v1.Node
+	if name := claim.Annotations[annSelectedNode]; name != "" {
+		// A node gone since then leaves the request without it.
+		node, _ = p.opts.NodeLister.Get(name)
+	}
+	req, _, err := p.prepare(ctx, controller.ProvisionOptions{StorageClass: class, PVC: claim, SelectedNode: node}, true)
+	return req, err
+}
