@@ -25,6 +25,7 @@ func main() {
 	flag.Int64Var(&cfg.Capacity, "capacity", 0, "total bytes available to volumes; enables GetCapacity (0: unlimited)")
 	flag.Int64Var(&cfg.MaxVolumeSize, "max-volume-size", 0, "largest volume in bytes (0: no limit)")
 	flag.DurationVar(&cfg.Faults.CreateDelay, "create-delay", 0, "delay before each CreateVolume")
+	flag.BoolVar(&cfg.Faults.CreateOutlivesCaller, "create-outlives-caller", false, "finish creating a volume even when the CreateVolume caller times out or goes away during --create-delay")
 	flag.DurationVar(&cfg.Faults.DeleteDelay, "delete-delay", 0, "delay before each DeleteVolume")
 	flag.Float64Var(&cfg.Faults.FailureRate, "failure-rate", 0, "probability (0..1) that CreateVolume or DeleteVolume fails with --failure-code")
 	flag.Func("failure-code", "gRPC code of injected failures, e.g. Unavailable, ResourceExhausted, Internal (default Unavailable)", func(name string) error {

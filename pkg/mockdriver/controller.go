@@ -38,9 +38,31 @@ func (s *controllerServer) ControllerGetCapabilities(context.Context, *csi.Contr
 }
 
 func (s *controllerServer) CreateVolume(ctx context.Context, req *csi.CreateVolumeRequest) (*csi.CreateVolumeResponse, error) {
-	return runFaulted(ctx, s.d, s.d.faults.CreateDelay, func() (*csi.CreateVolumeResponse, error) {
-		return s.d.createVolume(ctx, req)
-	})
+	if !s.d.faults.CreateOutlivesCaller {
+		return runFaulted(ctx, s.d, s.d.faults.CreateDelay, func() (*csi.CreateVolumeResponse, error) {
+			return s.d.createVolume(ctx, req)
+		})
+	}
+	// Like a backend that keeps creating after its client went away: the
+	// volume appears even if the caller timed out or died meanwhile.
+	type result struct {
+		resp *csi.CreateVolumeResponse
+		err  error
+	}
+	detached := context.WithoutCancel(ctx)
+	done := make(chan result, 1)
+	go func() {
+		resp, err := runFaulted(detached, s.d, s.d.faults.CreateDelay, func() (*csi.CreateVolumeResponse, error) {
+			return s.d.createVolume(detached, req)
+		})
+		done <- result{resp, err}
+	}()
+	select {
+	case r := <-done:
+		return r.resp, r.err
+	case <-ctx.Done():
+		return nil, contextStatus(ctx)
+	}
 }
 
 func (s *controllerServer) DeleteVolume(ctx context.Context, req *csi.DeleteVolumeRequest) (*csi.DeleteVolumeResponse, error) {

@@ -22,6 +22,10 @@ type Faults struct {
 	// call whose context ends first is abandoned without side effects.
 	CreateDelay time.Duration
 	DeleteDelay time.Duration
+	// CreateOutlivesCaller makes CreateVolume finish creating the volume
+	// even when its caller times out or goes away during CreateDelay, as
+	// thick-provisioning backends do. Without it such a call is abandoned.
+	CreateOutlivesCaller bool
 	// FailureRate is the probability (0..1) that a call fails with
 	// FailureCode instead of running.
 	FailureRate float64

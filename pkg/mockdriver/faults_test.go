@@ -246,3 +246,21 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+func TestCreateOutlivingItsCallerStillCreatesTheVolume(t *testing.T) {
+	td := startDriver(t, Config{Faults: Faults{CreateDelay: 300 * time.Millisecond, CreateOutlivesCaller: true}})
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err := td.controller.CreateVolume(ctx, createReq("pvc-1", gib))
+	wantCode(t, err, codes.DeadlineExceeded)
+	waitFor(t, func() bool { return len(td.Volumes()) == 1 })
+
+	// Asking again by name finds that volume instead of making another.
+	resp, err := td.controller.CreateVolume(callCtx(t), createReq("pvc-1", gib))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vols := td.Volumes(); len(vols) != 1 || vols[0].ID != resp.GetVolume().GetVolumeId() {
+		t.Fatalf("volumes = %v, want only %s", vols, resp.GetVolume().GetVolumeId())
+	}
+}
