@@ -40,13 +40,7 @@ func (d *demo) run(ctx context.Context) (err error) {
 		err = errors.Join(err, terr)
 	}()
 
-	if err := d.startCluster(ctx); err != nil {
-		return err
-	}
-	if err := d.startDriver(ctx); err != nil {
-		return err
-	}
-	if err := d.startSidecar(ctx); err != nil {
+	if err := d.startStack(ctx); err != nil {
 		return err
 	}
 	pvName, err := d.provision(ctx)
@@ -60,7 +54,7 @@ func (d *demo) run(ctx context.Context) (err error) {
 // sidecar to create the PV and for kube-controller-manager to bind the claim
 // to it, and checks that the driver holds the volume.
 func (d *demo) provision(ctx context.Context) (string, error) {
-	client := d.cluster.Client()
+	client := d.stack.Client()
 	reclaim := corev1.PersistentVolumeReclaimDelete
 	binding := storagev1.VolumeBindingImmediate
 	sc := &storagev1.StorageClass{
@@ -117,11 +111,11 @@ func (d *demo) provision(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("PV %s names driver %q, want %q", pvName, pv.Spec.CSI.Driver, d.cfg.driverName)
 	}
 
-	vols, err := mockdriver.ReadVolumes(d.stateFile)
+	vols, err := d.stack.DriverVolumes()
 	if err != nil {
 		return "", fmt.Errorf("read the driver's state: %w", err)
 	}
-	d.detail("driver state %s: %d volume(s)", d.stateFile, len(vols))
+	d.detail("driver state %s: %d volume(s)", d.stack.StateFile(), len(vols))
 	found := false
 	for _, v := range vols {
 		d.detail("  volume id=%s name=%s capacity=%d bytes", v.ID, v.Name, v.CapacityBytes)
@@ -136,7 +130,7 @@ func (d *demo) provision(ctx context.Context) (string, error) {
 // deprovision deletes the claim and waits for the sidecar to delete the
 // volume in the driver and the PV object.
 func (d *demo) deprovision(ctx context.Context, pvName string) error {
-	client := d.cluster.Client()
+	client := d.stack.Client()
 	if err := client.CoreV1().PersistentVolumeClaims(d.cfg.namespace).Delete(ctx, claimName, metav1.DeleteOptions{}); err != nil {
 		return fmt.Errorf("delete PVC: %w", err)
 	}
@@ -157,7 +151,7 @@ func (d *demo) deprovision(ctx context.Context, pvName string) error {
 	}
 	var vols []mockdriver.Volume
 	err = d.poll(ctx, stepTimeout, "the driver's state to be empty", func() (bool, error) {
-		vs, rerr := mockdriver.ReadVolumes(d.stateFile)
+		vs, rerr := d.stack.DriverVolumes()
 		if rerr != nil {
 			return false, rerr
 		}

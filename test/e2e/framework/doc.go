@@ -14,6 +14,10 @@
 //   - Cluster.InstallRBAC applies deploy/kubernetes/rbac.yaml and writes a
 //     kubeconfig for its ServiceAccount, so the sidecar runs with the
 //     permissions it ships with rather than as cluster admin.
+//   - StartStack puts it all together: the cluster, the mock driver (with
+//     faults if asked) on a unix socket, and one or more sidecars under the
+//     shipped RBAC (or as admin), with or without leader election. The
+//     e2e tests, `make demo` and `make local-up` all start through it.
 //
 // Processes are started in their own process group and receive SIGKILL if
 // the process that started them dies, so an interrupted `go test` leaves no

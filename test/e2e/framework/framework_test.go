@@ -7,7 +7,10 @@ package framework
 
 import (
 	"context"
+	"errors"
+	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -197,4 +200,82 @@ func TestStartClusterMissingBinaries(t *testing.T) {
 		t.Fatal("StartCluster succeeded without binaries")
 	}
 	t.Logf("error as expected: %v", err)
+}
+
+// An exit nobody asked for is reported; one caused by Stop or Kill is not.
+func TestProcessUnexpectedExit(t *testing.T) {
+	_, ctx := ktesting.NewTestContext(t)
+	p, err := StartProcess(ctx, ProcessOptions{Path: "/bin/sh", Args: []string{"-c", "exit 3"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	p.Wait(waitCtx)
+	if err := p.UnexpectedExit(); err == nil {
+		t.Error("a process that exited by itself is not reported")
+	} else {
+		t.Logf("reported as expected: %v", err)
+	}
+
+	sleeper, err := StartProcess(ctx, ProcessOptions{Path: "/bin/sleep", Args: []string{"600"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sleeper.UnexpectedExit(); err != nil {
+		t.Errorf("running process reported: %v", err)
+	}
+	if err := sleeper.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	if err := sleeper.UnexpectedExit(); err != nil {
+		t.Errorf("killed process reported: %v", err)
+	}
+}
+
+// A stack with the sidecar as admin starts, serves the driver's socket and
+// state, and leaves no process, socket or work dir behind.
+func TestStartStackAsAdmin(t *testing.T) {
+	_, ctx := ktesting.NewTestContext(t)
+	s, err := StartStack(ctx, StackOptions{Sidecar: SidecarOptions{AsAdmin: true}})
+	if err != nil {
+		t.Fatalf("StartStack: %v", err)
+	}
+	stopped := false
+	t.Cleanup(func() {
+		if !stopped {
+			s.Stop()
+		}
+	})
+	if s.RBAC() != nil || s.SidecarUser() != adminUser {
+		t.Errorf("as admin: RBAC %v, user %q; want none, %q", s.RBAC(), s.SidecarUser(), adminUser)
+	}
+	if len(s.Sidecars()) != 1 || s.DriverName() == "" {
+		t.Errorf("%d sidecars, driver %q", len(s.Sidecars()), s.DriverName())
+	}
+	if vols, err := s.DriverVolumes(); err != nil || len(vols) != 0 {
+		t.Errorf("fresh driver: %d volumes, %v", len(vols), err)
+	}
+	// The sidecar is up once it has found the driver; it would have
+	// exited otherwise, which WaitFor reports.
+	err = s.WaitFor(ctx, 30*time.Second, "the sidecar to detect the driver", func(context.Context) (bool, error) {
+		return strings.Contains(strings.Join(TailLog(s.Sidecar().LogFile(), 1000), "\n"), "Detected CSI driver"), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	procs := s.processes()
+	workDir := s.WorkDir()
+	if err := s.Stop(); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	stopped = true
+	for _, p := range procs {
+		if syscall.Kill(-p.Pid(), 0) == nil {
+			t.Errorf("%s still exists after Stop", p.Name())
+		}
+	}
+	if _, err := os.Stat(workDir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("temporary work dir %s left behind: %v", workDir, err)
+	}
 }

@@ -87,3 +87,25 @@ func checkBinaries(dir string, names ...string) error {
 	}
 	return errors.New("missing " + strings.Join(missing, ", ") + " in " + dir + ": run `make e2e-tools`")
 }
+
+// BinDirEnv overrides where StartStack looks for csi-provisioner and
+// mock-csi-driver when StackOptions.BinDir is empty. It matches the variable
+// read by release-tools/build.sh and the Makefile.
+const BinDirEnv = "BIN_DIR"
+
+// DefaultBinDir returns $BIN_DIR if set, else bin/ (where `make build` puts
+// the binaries). A relative path is taken from the repository root.
+func DefaultBinDir() (string, error) {
+	dir := os.Getenv(BinDirEnv)
+	if dir == "" {
+		dir = "bin"
+	}
+	if filepath.IsAbs(dir) {
+		return dir, nil
+	}
+	root, err := RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, dir), nil
+}

@@ -57,6 +57,10 @@ type incarnation struct {
 	done chan struct{}
 	// err is the result of cmd.Wait, valid once done is closed.
 	err error
+	// stopRequested is set (under Process.mu) once Stop, Kill or Restart
+	// signalled this incarnation, so an exit it caused is not reported as
+	// a crash.
+	stopRequested bool
 }
 
 // StartProcess starts the program described by opts. The context provides the
@@ -162,6 +166,26 @@ func (p *Process) Exited() (bool, error) {
 	}
 }
 
+// UnexpectedExit returns an error describing how the current incarnation
+// ended if it exited without Stop, Kill or Restart being called: a crash, a
+// fatal error, or an exit the program chose. It returns nil while the process
+// runs and after an exit that was asked for.
+func (p *Process) UnexpectedExit() error {
+	p.mu.Lock()
+	inc := p.cur
+	requested := inc.stopRequested
+	p.mu.Unlock()
+	select {
+	case <-inc.done:
+	default:
+		return nil
+	}
+	if requested {
+		return nil
+	}
+	return fmt.Errorf("%s (pid %d) exited unexpectedly (%s)%s", p.opts.Name, inc.cmd.Process.Pid, exitString(inc.err), logTail(p.opts.LogFile, 20))
+}
+
 // Wait blocks until the current incarnation exits or ctx ends, and returns its
 // exit error (nil for status 0) or the context's error.
 func (p *Process) Wait(ctx context.Context) error {
@@ -217,6 +241,7 @@ func (p *Process) stopLocked(sig syscall.Signal) error {
 		return nil
 	default:
 	}
+	inc.stopRequested = true
 	pid := inc.cmd.Process.Pid
 	p.logger.V(1).Info("Stopping process", "pid", pid, "signal", sig.String())
 	if err := signalGroup(inc, sig); err != nil {

@@ -1,0 +1,131 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/csi-protect/external-provisioner/test/e2e/framework"
+)
+
+// A final CSI error (InvalidArgument: the driver did nothing and retrying
+// the same request cannot help) is reported on the claim as a
+// ProvisioningFailed warning, and nothing exists afterwards: no volume in
+// the driver, no PV, and nothing holds the claim when it is deleted.
+func TestFinalErrorIsReportedAndCreatesNothing(t *testing.T) {
+	ctx, s := startStack(t, framework.StackOptions{
+		Driver: framework.DriverOptions{FailureRate: 1, FailureCode: "InvalidArgument"},
+	})
+	createStorageClass(ctx, t, s, "mock")
+	createClaim(ctx, t, s, "default", "doomed", "mock")
+
+	ev := waitForClaimEvent(ctx, t, s, "default", "doomed", corev1.EventTypeWarning, "ProvisioningFailed")
+	if !strings.Contains(ev.Message, "InvalidArgument") {
+		t.Errorf("ProvisioningFailed event does not name the driver's error: %q", ev.Message)
+	}
+	if n := driverCallsFailed(t, s, "CreateVolume", "InvalidArgument"); n == 0 {
+		t.Errorf("the event appeared, but the driver logged no failed CreateVolume")
+	}
+	if vols := driverVolumes(t, s); len(vols) != 0 {
+		t.Errorf("driver holds %d volume(s) after a final error: %+v", len(vols), vols)
+	}
+	if pvs := listPVs(ctx, t, s); len(pvs) != 0 {
+		t.Errorf("%d PV(s) exist after a final error, e.g. %s", len(pvs), pvs[0].Name)
+	}
+	if pvc := getClaim(ctx, t, s, "default", "doomed"); pvc.Status.Phase != corev1.ClaimPending {
+		t.Errorf("claim is %s, want Pending", pvc.Status.Phase)
+	}
+
+	deleteClaim(ctx, t, s, "default", "doomed")
+	waitForClaimGone(ctx, t, s, "default", "doomed")
+	if vols := driverVolumes(t, s); len(vols) != 0 {
+		t.Errorf("driver holds %d volume(s) after the claim was deleted: %+v", len(vols), vols)
+	}
+}
+
+// A CreateVolume slower than --timeout is not a failure of the volume: the
+// sidecar keeps the claim Pending and retries with the same volume name. The
+// backend here keeps creating after its caller gave up, so the first timed-out
+// call leaves a volume behind, and every retry (itself timing out while the
+// backend answers it) names that same volume. When the backend is fast
+// again, the retry gets that volume: in the end exactly one volume and one
+// PV, nothing leaked or duplicated.
+//
+// A delay longer than the timeout would time out every call forever, so
+// the backend "recovers" by the driver restarting without the delay, on the
+// same state. The sidecar exits then, as upstream does when its driver
+// connection is lost, and is restarted the way the kubelet would.
+func TestTimedOutCreateIsRetriedIntoOneVolume(t *testing.T) {
+	const sidecarTimeout = 2 * time.Second
+	slow := framework.DriverOptions{CreateDelay: 2 * sidecarTimeout, CreateOutlivesCaller: true}
+	ctx, s := startStack(t, framework.StackOptions{
+		Driver: slow,
+		Sidecar: framework.SidecarOptions{
+			Timeout: sidecarTimeout,
+			// Retries every few seconds rather than after minutes.
+			ExtraArgs: []string{"--retry-interval-max=2s"},
+		},
+	})
+	createStorageClass(ctx, t, s, "mock")
+	pvc := createClaim(ctx, t, s, "default", "slow", "mock")
+
+	// The sidecar reports each timed-out attempt on the claim; the event
+	// recorder folds repeats into one event with a count.
+	waitFor(ctx, t, s, "two timed-out CreateVolume attempts", func(ctx context.Context) (bool, error) {
+		events, err := claimEvents(ctx, s, "default", "slow")
+		if err != nil {
+			return false, err
+		}
+		attempts := 0
+		for _, ev := range events {
+			if ev.Type == corev1.EventTypeWarning && ev.Reason == "ProvisioningFailed" && strings.Contains(ev.Message, "DeadlineExceeded") {
+				attempts += max(int(ev.Count), 1)
+			}
+		}
+		return attempts >= 2, fmt.Errorf("%d timed-out attempt(s) reported", attempts)
+	})
+	// The backend finishes the first call CreateDelay after it started,
+	// whatever became of its caller; the claim has no PV meanwhile.
+	orphan := waitForDriverVolumes(ctx, t, s, 1)[0]
+	if want := "pvc-" + string(pvc.UID); orphan.Name != want {
+		t.Fatalf("the timed-out call created %s, want %s", orphan.Name, want)
+	}
+	if got := getClaim(ctx, t, s, "default", "slow"); got.Status.Phase != corev1.ClaimPending {
+		t.Fatalf("claim is %s while every CreateVolume times out, want Pending", got.Status.Phase)
+	}
+	if pvs := listPVs(ctx, t, s); len(pvs) != 0 {
+		t.Fatalf("a PV exists while every CreateVolume times out: %s", pvs[0].Name)
+	}
+
+	fast := s.DriverOptions()
+	fast.CreateDelay = 0
+	if err := s.ReplaceDriver(ctx, fast); err != nil {
+		t.Fatalf("restart the driver without delay: %v", err)
+	}
+	sidecar := s.Sidecar()
+	exitCtx, cancel := context.WithTimeout(ctx, waitTimeout)
+	defer cancel()
+	if err := sidecar.Wait(exitCtx); exitCtx.Err() != nil {
+		t.Fatalf("the sidecar did not exit after losing its driver connection: %v", err)
+	}
+	if err := sidecar.Restart(ctx); err != nil {
+		t.Fatalf("restart the sidecar: %v", err)
+	}
+
+	_, pv := waitForClaimBound(ctx, t, s, "default", "slow")
+	if vols := driverVolumes(t, s); len(vols) != 1 {
+		t.Errorf("driver holds %d volumes, want exactly 1: %+v", len(vols), vols)
+	}
+	if pv.Spec.CSI.VolumeHandle != orphan.ID {
+		t.Errorf("PV handle %s, want the volume the timed-out call created, %s", pv.Spec.CSI.VolumeHandle, orphan.ID)
+	}
+	if pvs := listPVs(ctx, t, s); len(pvs) != 1 {
+		t.Errorf("%d PVs exist, want exactly 1", len(pvs))
+	}
+}

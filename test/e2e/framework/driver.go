@@ -1,0 +1,193 @@
+package framework
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/csi-protect/external-provisioner/pkg/mockdriver"
+)
+
+// DriverOptions configures the mock CSI driver process (cmd/mock-csi-driver).
+// The zero value is a driver named mockdriver.DefaultName without faults.
+type DriverOptions struct {
+	// Name is the driver name (--name), which is also the StorageClass
+	// provisioner. Defaults to mockdriver.DefaultName.
+	Name string
+	// NodeID is the node the driver reports (--node-id) and, with
+	// Topology, the value of its topology segment. Defaults to the host
+	// name, which is the driver's own default.
+	NodeID string
+	// Topology advertises accessibility constraints with the key
+	// mockdriver.TopologyKey (--topology).
+	Topology bool
+	// CreateDelay and DeleteDelay are waited before every CreateVolume and
+	// DeleteVolume; a call whose deadline ends first is abandoned without
+	// side effects.
+	CreateDelay time.Duration
+	DeleteDelay time.Duration
+	// CreateOutlivesCaller makes a CreateVolume whose caller gave up
+	// during CreateDelay finish creating the volume anyway, as
+	// thick-provisioning backends do (--create-outlives-caller).
+	CreateOutlivesCaller bool
+	// FailureRate (0..1) fails that share of CreateVolume and DeleteVolume
+	// calls with FailureCode (a gRPC code name such as "InvalidArgument";
+	// the driver's default is Unavailable).
+	FailureRate float64
+	FailureCode string
+	// ExitAfterCalls makes the driver exit, without replying, after
+	// performing the Nth CreateVolume or DeleteVolume.
+	ExitAfterCalls int
+	// Capacity and MaxVolumeSize limit the storage in bytes (0: no limit).
+	Capacity      int64
+	MaxVolumeSize int64
+	// Verbosity is the driver's -v. Defaults to 2, which logs every
+	// CreateVolume and DeleteVolume with its outcome.
+	Verbosity int
+	// ExtraArgs are appended to the flags above.
+	ExtraArgs []string
+}
+
+func (o DriverOptions) withDefaults() DriverOptions {
+	if o.Name == "" {
+		o.Name = mockdriver.DefaultName
+	}
+	if o.Verbosity == 0 {
+		o.Verbosity = 2
+	}
+	return o
+}
+
+// args is the driver's command line for a socket and a state file.
+func (o DriverOptions) args(socket, stateFile string) []string {
+	args := []string{
+		"--endpoint=unix://" + socket,
+		"--name=" + o.Name,
+		"--state-file=" + stateFile,
+		"-v=" + strconv.Itoa(o.Verbosity),
+	}
+	if o.NodeID != "" {
+		args = append(args, "--node-id="+o.NodeID)
+	}
+	if o.Topology {
+		args = append(args, "--topology")
+	}
+	if o.CreateDelay > 0 {
+		args = append(args, "--create-delay="+o.CreateDelay.String())
+	}
+	if o.CreateOutlivesCaller {
+		args = append(args, "--create-outlives-caller")
+	}
+	if o.DeleteDelay > 0 {
+		args = append(args, "--delete-delay="+o.DeleteDelay.String())
+	}
+	if o.FailureRate > 0 {
+		args = append(args, "--failure-rate="+strconv.FormatFloat(o.FailureRate, 'g', -1, 64))
+	}
+	if o.FailureCode != "" {
+		args = append(args, "--failure-code="+o.FailureCode)
+	}
+	if o.ExitAfterCalls > 0 {
+		args = append(args, "--exit-after-calls="+strconv.Itoa(o.ExitAfterCalls))
+	}
+	if o.Capacity > 0 {
+		args = append(args, "--capacity="+strconv.FormatInt(o.Capacity, 10))
+	}
+	if o.MaxVolumeSize > 0 {
+		args = append(args, "--max-volume-size="+strconv.FormatInt(o.MaxVolumeSize, 10))
+	}
+	return append(args, o.ExtraArgs...)
+}
+
+// startDriver runs the mock driver and waits until its socket accepts
+// connections and its state file exists, so the sidecar started next finds
+// it and a test can count volumes (zero included) right away.
+func (s *Stack) startDriver(ctx context.Context, opts DriverOptions) error {
+	p, err := StartProcess(ctx, ProcessOptions{
+		Name:    "mock-csi-driver",
+		Path:    filepath.Join(s.binDir, "mock-csi-driver"),
+		Args:    opts.args(s.socket, s.stateFile),
+		LogFile: filepath.Join(s.workDir, "mock-csi-driver.log"),
+	})
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	err = waitUntil(ctx, "the driver's socket and state file", p, func(context.Context) (bool, error) {
+		st, err := os.Stat(s.socket)
+		if err != nil || st.Mode()&os.ModeSocket == 0 {
+			return false, fmt.Errorf("no socket at %s yet", s.socket)
+		}
+		if _, err := os.Stat(s.stateFile); err != nil {
+			return false, err
+		}
+		return true, nil
+	})
+	if err != nil {
+		p.Kill()
+		return err
+	}
+	s.driver = p
+	s.driverOpts = opts
+	return nil
+}
+
+// ReplaceDriver stops the driver (SIGTERM) and starts it again with new
+// options on the same socket and state file, e.g. to end a fault: the
+// backend "recovers" and keeps every volume it had. Like upstream, the
+// sidecar exits once it notices that its driver connection was lost; restart
+// it with Process.Restart, as the kubelet would.
+func (s *Stack) ReplaceDriver(ctx context.Context, opts DriverOptions) error {
+	opts = opts.withDefaults()
+	if opts.Name != s.driverOpts.Name {
+		return fmt.Errorf("ReplaceDriver cannot rename the driver from %q to %q: PVs and the sidecar name the old one", s.driverOpts.Name, opts.Name)
+	}
+	if err := s.driver.Stop(); err != nil {
+		return err
+	}
+	return s.startDriver(ctx, opts)
+}
+
+// DriverState is what the mock driver persisted: its volumes, and the most
+// recent deletions with the secret keys DeleteVolume received.
+type DriverState struct {
+	Volumes   []mockdriver.Volume   `json:"volumes"`
+	Deletions []mockdriver.Deletion `json:"deletions"`
+}
+
+// ReadDriverState reads a mock driver's state file from another process. The
+// driver replaces the file atomically, so a read never sees a half-written
+// state. A missing file is an empty state. The field names are the driver's
+// file format (pkg/mockdriver/state.go); mockdriver.ReadVolumes covers the
+// volumes only.
+func ReadDriverState(path string) (*DriverState, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &DriverState{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	st := &DriverState{}
+	if err := json.Unmarshal(data, st); err != nil {
+		return nil, fmt.Errorf("driver state %s: %w", path, err)
+	}
+	return st, nil
+}
+
+// DriverVolumes returns the volumes the driver holds now.
+func (s *Stack) DriverVolumes() ([]mockdriver.Volume, error) {
+	return mockdriver.ReadVolumes(s.stateFile)
+}
+
+// DriverState returns the driver's persisted state now.
+func (s *Stack) DriverState() (*DriverState, error) {
+	return ReadDriverState(s.stateFile)
+}

@@ -1,0 +1,240 @@
+package framework
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
+)
+
+// StackOptions configures StartStack. The zero value is the demo's setup:
+// the control plane with the PV binder and both protection controllers, a
+// mock driver without faults, and one sidecar under the shipped RBAC.
+type StackOptions struct {
+	// BinDir holds csi-provisioner and mock-csi-driver (`make build`).
+	// Defaults to DefaultBinDir().
+	BinDir string
+	// WorkDir receives the driver's socket and state, the kubeconfigs, the
+	// cluster (in WorkDir/cluster) and one log file per component. A given
+	// WorkDir is never removed. Empty means a new temporary directory,
+	// which Stop removes after a clean stop unless KeepWorkDir is set.
+	WorkDir     string
+	KeepWorkDir bool
+	// Namespace holds the sidecar's ServiceAccount and its leader-election
+	// Lease. Defaults to "default", the shipped manifest's.
+	Namespace string
+	// Cluster configures the control plane. Its WorkDir is ignored.
+	// KCMControllers defaults to ControllerPVProtection and
+	// ControllerPVCProtection: the admission plugins put their finalizers
+	// on every PV and claim, and without them neither could be deleted.
+	// Use []string{ControllerPVBinder} for the binder alone.
+	Cluster ClusterOptions
+	// Driver configures the mock CSI driver.
+	Driver DriverOptions
+	// Sidecar configures the csi-provisioner replicas.
+	Sidecar SidecarOptions
+}
+
+// Stack is a running control plane, mock driver and sidecar(s): everything
+// csi-provisioner needs, as separate processes talking over a real unix
+// socket and the real API.
+type Stack struct {
+	opts       StackOptions
+	logger     klog.Logger
+	binDir     string
+	workDir    string
+	removeWork bool
+	namespace  string
+	socket     string
+	stateFile  string
+
+	cluster     *Cluster
+	driver      *Process
+	driverOpts  DriverOptions
+	sidecars    []*Process
+	rbac        *RBACInstall
+	sidecarUser string
+
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// StartStack starts the control plane, then the driver, then the sidecar
+// replicas. On error everything already started is stopped again.
+func StartStack(ctx context.Context, opts StackOptions) (_ *Stack, err error) {
+	logger := klog.FromContext(ctx)
+	s := &Stack{opts: opts, logger: logger, binDir: opts.BinDir, workDir: opts.WorkDir, namespace: opts.Namespace}
+	if s.binDir == "" {
+		if s.binDir, err = DefaultBinDir(); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkBinaries(s.binDir, "csi-provisioner", "mock-csi-driver"); err != nil {
+		return nil, fmt.Errorf("%w (binaries: `make build`)", err)
+	}
+	if s.namespace == "" {
+		s.namespace = "default"
+	}
+	if s.workDir == "" {
+		if s.workDir, err = os.MkdirTemp("", "csi-e2e-"); err != nil {
+			return nil, err
+		}
+		s.removeWork = !opts.KeepWorkDir
+	} else if err := os.MkdirAll(s.workDir, 0o755); err != nil {
+		return nil, err
+	}
+	s.socket = filepath.Join(s.workDir, "csi.sock")
+	s.stateFile = filepath.Join(s.workDir, "driver-state.json")
+	// A unix socket path is limited to 107 bytes; say so instead of letting
+	// the driver fail with a bind error.
+	if len(s.socket) > 100 {
+		return nil, fmt.Errorf("work dir %s is too long for a unix socket path; use a shorter one", s.workDir)
+	}
+	defer func() {
+		if err != nil {
+			// Stop's error would hide the start-up one, which says more.
+			_ = s.Stop()
+		}
+	}()
+
+	start := time.Now()
+	copts := opts.Cluster
+	copts.WorkDir = filepath.Join(s.workDir, "cluster")
+	if copts.KCMControllers == nil {
+		copts.KCMControllers = []string{ControllerPVProtection, ControllerPVCProtection}
+	}
+	if s.cluster, err = StartCluster(ctx, copts); err != nil {
+		return nil, fmt.Errorf("start control plane: %w", err)
+	}
+	if err := s.startDriver(ctx, opts.Driver.withDefaults()); err != nil {
+		return nil, fmt.Errorf("start mock driver: %w", err)
+	}
+	if err := s.startSidecars(ctx, opts.Sidecar.withDefaults()); err != nil {
+		return nil, fmt.Errorf("start csi-provisioner: %w", err)
+	}
+	logger.V(1).Info("Stack started", "workDir", s.workDir, "driver", s.driverOpts.Name, "sidecars", len(s.sidecars), "sidecarUser", s.sidecarUser, "duration", time.Since(start).Round(time.Millisecond))
+	return s, nil
+}
+
+// Cluster returns the control plane.
+func (s *Stack) Cluster() *Cluster { return s.cluster }
+
+// Client returns an admin clientset: what a user or the scheduler would do.
+func (s *Stack) Client() kubernetes.Interface { return s.cluster.Client() }
+
+// WorkDir returns the directory with the logs, socket and state.
+func (s *Stack) WorkDir() string { return s.workDir }
+
+// Namespace returns the namespace of the sidecar's ServiceAccount and Lease.
+func (s *Stack) Namespace() string { return s.namespace }
+
+// DriverName returns the driver name, the provisioner of StorageClasses.
+func (s *Stack) DriverName() string { return s.driverOpts.Name }
+
+// DriverOptions returns the options the driver runs with now, defaults
+// filled in.
+func (s *Stack) DriverOptions() DriverOptions { return s.driverOpts }
+
+// Socket returns the path of the driver's unix socket.
+func (s *Stack) Socket() string { return s.socket }
+
+// StateFile returns the path of the driver's state file.
+func (s *Stack) StateFile() string { return s.stateFile }
+
+// Driver returns the mock driver process. ReplaceDriver swaps it.
+func (s *Stack) Driver() *Process { return s.driver }
+
+// Sidecar returns the first (with one replica, the only) sidecar process.
+func (s *Stack) Sidecar() *Process { return s.sidecars[0] }
+
+// Sidecars returns every sidecar process.
+func (s *Stack) Sidecars() []*Process { return append([]*Process(nil), s.sidecars...) }
+
+// RBAC returns the installed RBAC, or nil when the sidecar runs as admin.
+func (s *Stack) RBAC() *RBACInstall { return s.rbac }
+
+// SidecarUser returns the user name the sidecar authenticates as, which is
+// how its requests appear in the audit log.
+func (s *Stack) SidecarUser() string { return s.sidecarUser }
+
+// processes lists the started processes: sidecars, driver, control plane.
+func (s *Stack) processes() []*Process {
+	procs := append([]*Process(nil), s.sidecars...)
+	if s.driver != nil {
+		procs = append(procs, s.driver)
+	}
+	if s.cluster != nil {
+		for _, p := range []*Process{s.cluster.ControllerManager(), s.cluster.APIServer(), s.cluster.Etcd()} {
+			if p != nil {
+				procs = append(procs, p)
+			}
+		}
+	}
+	return procs
+}
+
+// CheckAlive returns an error for every component that exited on its own,
+// i.e. not through Stop, Kill or Restart.
+func (s *Stack) CheckAlive() error {
+	var errs []error
+	for _, p := range s.processes() {
+		if err := p.UnexpectedExit(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Stop stops the sidecars, then the driver they call, then the control
+// plane, and checks that no process of the stack is left. A component that
+// had exited on its own is reported as an error too. It is safe to call more
+// than once; later calls return the first result.
+func (s *Stack) Stop() error {
+	s.stopOnce.Do(func() { s.stopErr = s.stop() })
+	return s.stopErr
+}
+
+func (s *Stack) stop() error {
+	var errs []error
+	own := append([]*Process(nil), s.sidecars...)
+	if s.driver != nil {
+		own = append(own, s.driver)
+	}
+	for _, p := range own {
+		if err := p.UnexpectedExit(); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if err := p.Stop(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if s.cluster != nil {
+		if err := s.cluster.Stop(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for _, p := range own {
+		// Signal 0 only asks whether a member of the group still exists.
+		if err := syscall.Kill(-p.Pid(), 0); err == nil {
+			errs = append(errs, fmt.Errorf("%s (process group %d) still exists after stop", p.Name(), p.Pid()))
+		}
+	}
+	err := errors.Join(errs...)
+	if err == nil && s.removeWork {
+		err = os.RemoveAll(s.workDir)
+	}
+	if err != nil {
+		s.logger.Error(err, "Stack did not stop cleanly", "workDir", s.workDir)
+	} else {
+		s.logger.V(1).Info("Stack stopped", "workDir", s.workDir)
+	}
+	return err
+}

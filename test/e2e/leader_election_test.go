@@ -1,0 +1,171 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/csi-protect/external-provisioner/test/e2e/framework"
+)
+
+// Log lines of the sidecar that tell what a replica does. A standby replica
+// must not start its controllers at all, so the absence of the first line
+// shows it did not provision.
+const (
+	logControllersStarted = `"Starting provisioner controller"`
+	logVolumeCreated      = `"Volume created"`
+)
+
+var (
+	// identityRE finds the sidecar's identity in its log.
+	identityRE = regexp.MustCompile(`"Detected CSI driver".* identity="([^"]+)"`)
+	// notInLeaseName matches what the Lease cannot hold of an identity.
+	notInLeaseName = regexp.MustCompile(`[^a-zA-Z0-9-]`)
+)
+
+// leaseIdentity is the identity as the Lease records it: the leader-election
+// library (csi-lib-utils) replaces every character but letters, digits and
+// '-' with '-', as upstream's replicas do too.
+func leaseIdentity(id string) string {
+	id = notInLeaseName.ReplaceAllString(id, "-")
+	if strings.HasSuffix(id, "-") {
+		id += "X"
+	}
+	return id
+}
+
+// Of two replicas with leader election exactly one provisions. When the
+// leader is killed (SIGKILL: no chance to hand over), the other takes the
+// Lease once it expires and provisions the next claim.
+func TestLeaderElectionFailover(t *testing.T) {
+	le := framework.LeaderElectionOptions{LeaseDuration: 6 * time.Second, RenewDeadline: 4 * time.Second, RetryPeriod: time.Second}
+	ctx, s := startStack(t, framework.StackOptions{
+		Sidecar: framework.SidecarOptions{Replicas: 2, LeaderElection: &le},
+	})
+	replicas := s.Sidecars()
+	identities := map[string]*framework.Process{}
+	for _, p := range replicas {
+		identities[waitForIdentity(ctx, t, s, p)] = p
+	}
+	leader := waitForLeaseHolder(ctx, t, s, identities, "")
+	standby := replicas[0]
+	if standby == leader {
+		standby = replicas[1]
+	}
+	t.Logf("leader %s, standby %s", leader.Name(), standby.Name())
+
+	createStorageClass(ctx, t, s, "mock")
+	createClaim(ctx, t, s, "default", "first", "mock")
+	_, first := waitForClaimBound(ctx, t, s, "default", "first")
+	if !logHas(t, leader, logVolumeCreated, first.Name) {
+		t.Errorf("the leader %s did not log creating %s", leader.Name(), first.Name)
+	}
+	if logHas(t, standby, logControllersStarted) || logHas(t, standby, logVolumeCreated) {
+		t.Fatalf("the standby %s started its controllers while the other replica led", standby.Name())
+	}
+
+	killed := time.Now()
+	if err := leader.Kill(); err != nil {
+		t.Fatalf("kill the leader: %v", err)
+	}
+	// The Lease expires LeaseDuration after the standby last saw it
+	// renewed, which is at most a RetryPeriod before the kill; the standby
+	// then takes it at its next try, a RetryPeriod (with jitter) later.
+	limit := le.LeaseDuration + 3*le.RetryPeriod
+	if holder := waitForLeaseHolder(ctx, t, s, identities, leader.Name()); holder != standby {
+		t.Fatalf("the Lease went to %s, want the standby %s", holder.Name(), standby.Name())
+	}
+	took := time.Since(killed)
+	t.Logf("the standby took over %s after the leader was killed (lease duration %s)", took.Round(time.Millisecond), le.LeaseDuration)
+	if took > limit {
+		t.Errorf("takeover took %s, more than the lease duration plus retries (%s)", took.Round(time.Millisecond), limit)
+	}
+
+	createClaim(ctx, t, s, "default", "second", "mock")
+	_, second := waitForClaimBound(ctx, t, s, "default", "second")
+	if !logHas(t, standby, logVolumeCreated, second.Name) {
+		t.Errorf("the new leader %s did not log creating %s", standby.Name(), second.Name)
+	}
+	if vols := driverVolumes(t, s); len(vols) != 2 {
+		t.Errorf("driver holds %d volumes, want 2: %+v", len(vols), vols)
+	}
+}
+
+// waitForIdentity returns a replica's identity in the Lease, from its log.
+func waitForIdentity(ctx context.Context, t *testing.T, s *framework.Stack, p *framework.Process) string {
+	t.Helper()
+	var id string
+	waitFor(ctx, t, s, p.Name()+" to log its identity", func(context.Context) (bool, error) {
+		data, err := os.ReadFile(p.LogFile())
+		if err != nil {
+			return false, err
+		}
+		m := identityRE.FindSubmatch(data)
+		if m == nil {
+			return false, fmt.Errorf("no identity in %s yet", p.LogFile())
+		}
+		id = leaseIdentity(string(m[1]))
+		return true, nil
+	})
+	return id
+}
+
+// waitForLeaseHolder waits until the sidecar's Lease in the stack's
+// namespace is held by one of the replicas, other than the one named not,
+// and returns that replica.
+func waitForLeaseHolder(ctx context.Context, t *testing.T, s *framework.Stack, identities map[string]*framework.Process, not string) *framework.Process {
+	t.Helper()
+	var holder *framework.Process
+	waitFor(ctx, t, s, "a replica to hold the Lease", func(ctx context.Context) (bool, error) {
+		leases, err := s.Client().CoordinationV1().Leases(s.Namespace()).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		var seen []string
+		for _, l := range leases.Items {
+			id := leaseHolder(l)
+			if p, ok := identities[id]; ok && p.Name() != not {
+				holder = p
+				return true, nil
+			}
+			seen = append(seen, l.Name+"="+id)
+		}
+		return false, fmt.Errorf("leases %v", seen)
+	})
+	return holder
+}
+
+func leaseHolder(l coordinationv1.Lease) string {
+	if l.Spec.HolderIdentity == nil {
+		return ""
+	}
+	return *l.Spec.HolderIdentity
+}
+
+// logHas reports whether one line of the process's log holds every part.
+func logHas(t *testing.T, p *framework.Process, parts ...string) bool {
+	t.Helper()
+	data, err := os.ReadFile(p.LogFile())
+	if err != nil {
+		t.Fatalf("read log of %s: %v", p.Name(), err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		all := true
+		for _, part := range parts {
+			all = all && strings.Contains(line, part)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}

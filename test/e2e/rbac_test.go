@@ -1,0 +1,221 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"testing"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/csi-protect/external-provisioner/test/e2e/framework"
+)
+
+// The sidecar runs under nothing but the shipped RBAC through a workload that
+// touches every kind of object it handles: leader election, topology
+// (Nodes, CSINodes), provisioner secrets, a clone (claim finalizers),
+// deletion (PVs, VolumeAttachments) and events. The audit log must show no
+// refused request, and every request must be one a rule of the manifest
+// grants, in the scope the manifest grants it.
+func TestSidecarStaysWithinShippedRBAC(t *testing.T) {
+	ctx, s := startStack(t, framework.StackOptions{
+		Driver:  framework.DriverOptions{Topology: true, NodeID: "node-1"},
+		Sidecar: framework.SidecarOptions{LeaderElection: &framework.LeaderElectionOptions{}},
+	})
+	runRBACWorkload(ctx, t, s)
+
+	grants := shippedGrants(t, s)
+	events, err := sidecarAuditEvents(s)
+	if err != nil {
+		t.Fatalf("read audit log: %v", err)
+	}
+	if len(events) == 0 {
+		t.Fatalf("the audit log has no request of %s", s.SidecarUser())
+	}
+	used := map[string]int{}
+	for _, ev := range events {
+		if ev.ResponseStatus != nil && ev.ResponseStatus.Code == 403 {
+			t.Errorf("refused: %s %s", ev.Verb, ev.RequestURI)
+		}
+		if ev.ObjectRef == nil {
+			t.Errorf("non-resource request %s %s: the manifest grants none", ev.Verb, ev.RequestURI)
+			continue
+		}
+		g, ok := grants.allows(ev.Verb, ev.ObjectRef)
+		if !ok {
+			t.Errorf("request outside the shipped RBAC: %s %s (group %q, resource %q, namespace %q)",
+				ev.Verb, ev.RequestURI, ev.ObjectRef.APIGroup, resourceName(ev.ObjectRef), ev.ObjectRef.Namespace)
+			continue
+		}
+		used[g]++
+	}
+	t.Logf("%d requests of %s, all granted; per rule and verb:", len(events), s.SidecarUser())
+	for _, g := range grants.list() {
+		// Not a failure: some verbs are for paths this workload does not
+		// take (rescheduling, deleting a PV that is already gone).
+		t.Logf("  %-70s %d", g, used[g])
+	}
+}
+
+// runRBACWorkload provisions and deletes a claim with a provisioner secret,
+// a clone of it, and a WaitForFirstConsumer claim on a node.
+func runRBACWorkload(ctx context.Context, t *testing.T, s *framework.Stack) {
+	t.Helper()
+	createTopologyNode(ctx, t, s, "node-1")
+	createSecret(ctx, t, s, "default", "provisioner-creds", "password")
+	createStorageClass(ctx, t, s, "mock-secret", withParameters(map[string]string{
+		provisionerSecretNameKey: "provisioner-creds",
+		provisionerSecretNSKey:   "${pvc.namespace}",
+	}))
+	createStorageClass(ctx, t, s, "mock-wffc", waitForFirstConsumer)
+
+	createClaim(ctx, t, s, "default", "original", "mock-secret")
+	waitForClaimBound(ctx, t, s, "default", "original")
+	createClaim(ctx, t, s, "default", "copy", "mock-secret", clonedFrom("original"))
+	createClaim(ctx, t, s, "default", "local", "mock-wffc")
+	selectNode(ctx, t, s, "default", "local", "node-1")
+
+	var pvs []string
+	for _, name := range []string{"original", "copy", "local"} {
+		_, pv := waitForClaimBound(ctx, t, s, "default", name)
+		pvs = append(pvs, pv.Name)
+	}
+	for _, name := range []string{"copy", "local", "original"} {
+		deleteClaim(ctx, t, s, "default", name)
+	}
+	for _, pv := range pvs {
+		waitForPVGone(ctx, t, s, pv)
+	}
+	waitForDriverVolumes(ctx, t, s, 0)
+}
+
+// grantSet is what the manifest grants the sidecar's ServiceAccount, as
+// "verb group/resource" keyed by scope: "" for cluster-wide rules (a
+// ClusterRoleBinding), else the namespace of a RoleBinding.
+type grantSet map[string][]string
+
+func grantKey(verb, group, resource string) string {
+	if group == "" {
+		group = "core"
+	}
+	return verb + " " + group + "/" + resource
+}
+
+func resourceName(ref *framework.AuditObjectRef) string {
+	if ref.Subresource != "" {
+		return ref.Resource + "/" + ref.Subresource
+	}
+	return ref.Resource
+}
+
+// allows returns the grant that covers a request, if any.
+func (gs grantSet) allows(verb string, ref *framework.AuditObjectRef) (string, bool) {
+	key := grantKey(verb, ref.APIGroup, resourceName(ref))
+	for _, scope := range []string{"", ref.Namespace} {
+		if slices.Contains(gs[scope], key) {
+			return scopedGrant(scope, key), true
+		}
+	}
+	return "", false
+}
+
+func scopedGrant(scope, key string) string {
+	if scope == "" {
+		return key
+	}
+	return key + " in " + scope
+}
+
+// list returns every grant, sorted, in the form allows returns.
+func (gs grantSet) list() []string {
+	var out []string
+	for scope, keys := range gs {
+		for _, k := range keys {
+			out = append(out, scopedGrant(scope, k))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// shippedGrants reads the manifest (as InstallRBAC applied it into the
+// stack's namespace) and expands the rules bound to the ServiceAccount.
+func shippedGrants(t *testing.T, s *framework.Stack) grantSet {
+	t.Helper()
+	root, err := framework.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(root, framework.RBACManifest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rbac := s.RBAC()
+	roles := map[string][]rbacv1.PolicyRule{} // kind/name
+	type binding struct {
+		scope string
+		role  rbacv1.RoleRef
+	}
+	var bindings []binding
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+	for {
+		var obj map[string]any
+		if err := dec.Decode(&obj); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatalf("decode %s: %v", framework.RBACManifest, err)
+		}
+		switch kind, _ := obj["kind"].(string); kind {
+		case "Role", "ClusterRole":
+			var r rbacv1.ClusterRole // a Role has the same rules
+			fromUnstructured(t, obj, &r)
+			roles[kind+"/"+r.Name] = r.Rules
+		case "RoleBinding", "ClusterRoleBinding":
+			var b rbacv1.RoleBinding // a ClusterRoleBinding has the same fields
+			fromUnstructured(t, obj, &b)
+			if !slices.ContainsFunc(b.Subjects, func(sub rbacv1.Subject) bool {
+				return sub.Kind == rbacv1.ServiceAccountKind && sub.Name == rbac.ServiceAccount
+			}) {
+				continue
+			}
+			scope := ""
+			if kind == "RoleBinding" {
+				// InstallRBAC moved the namespaced objects here.
+				scope = rbac.Namespace
+			}
+			bindings = append(bindings, binding{scope: scope, role: b.RoleRef})
+		}
+	}
+	gs := grantSet{}
+	for _, b := range bindings {
+		for _, rule := range roles[b.role.Kind+"/"+b.role.Name] {
+			for _, group := range rule.APIGroups {
+				for _, res := range rule.Resources {
+					for _, verb := range rule.Verbs {
+						gs[b.scope] = append(gs[b.scope], grantKey(verb, group, res))
+					}
+				}
+			}
+		}
+	}
+	if len(gs) == 0 {
+		t.Fatalf("%s grants ServiceAccount %s nothing", framework.RBACManifest, rbac.ServiceAccount)
+	}
+	return gs
+}
+
+func fromUnstructured(t *testing.T, obj map[string]any, into any) {
+	t.Helper()
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, into); err != nil {
+		t.Fatalf("decode %s: %v", framework.RBACManifest, err)
+	}
+}
