@@ -38,8 +38,13 @@ func (s *controllerServer) ControllerGetCapabilities(context.Context, *csi.Contr
 }
 
 func (s *controllerServer) CreateVolume(ctx context.Context, req *csi.CreateVolumeRequest) (*csi.CreateVolumeResponse, error) {
+	delay := s.d.faults.CreateDelay
+	if s.d.hasVolumeNamed(req.GetName()) {
+		// Like a backend, answer at once for a volume that is already made.
+		delay = 0
+	}
 	if !s.d.faults.CreateOutlivesCaller {
-		return runFaulted(ctx, s.d, s.d.faults.CreateDelay, func() (*csi.CreateVolumeResponse, error) {
+		return runFaulted(ctx, s.d, delay, func() (*csi.CreateVolumeResponse, error) {
 			return s.d.createVolume(ctx, req)
 		})
 	}
@@ -52,7 +57,7 @@ func (s *controllerServer) CreateVolume(ctx context.Context, req *csi.CreateVolu
 	detached := context.WithoutCancel(ctx)
 	done := make(chan result, 1)
 	go func() {
-		resp, err := runFaulted(detached, s.d, s.d.faults.CreateDelay, func() (*csi.CreateVolumeResponse, error) {
+		resp, err := runFaulted(detached, s.d, delay, func() (*csi.CreateVolumeResponse, error) {
 			return s.d.createVolume(detached, req)
 		})
 		done <- result{resp, err}

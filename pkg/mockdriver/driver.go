@@ -158,6 +158,12 @@ func (d *Driver) Volumes() []Volume {
 	return d.state.volumeList()
 }
 
+func (d *Driver) hasVolumeNamed(name string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.state.volumeByName(name) != nil
+}
+
 // Publications returns a copy of the recorded NodePublishVolume calls that
 // have not been unpublished.
 func (d *Driver) Publications() []Publication {

@@ -20,6 +20,7 @@ import (
 type Faults struct {
 	// CreateDelay and DeleteDelay are waited before the operation runs. A
 	// call whose context ends first is abandoned without side effects.
+	// CreateVolume for a name that already has a volume answers at once.
 	CreateDelay time.Duration
 	DeleteDelay time.Duration
 	// CreateOutlivesCaller makes CreateVolume finish creating the volume

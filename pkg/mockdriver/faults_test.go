@@ -264,3 +264,15 @@ func TestCreateOutlivingItsCallerStillCreatesTheVolume(t *testing.T) {
 		t.Fatalf("volumes = %v, want only %s", vols, resp.GetVolume().GetVolumeId())
 	}
 }
+
+func TestCreateOfExistingVolumeSkipsTheDelay(t *testing.T) {
+	td := startDriver(t, Config{Faults: Faults{CreateDelay: 300 * time.Millisecond}})
+	if _, err := td.controller.CreateVolume(callCtx(t), createReq("pvc-1", gib)); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, err := td.controller.CreateVolume(ctx, createReq("pvc-1", gib)); err != nil {
+		t.Fatalf("repeated CreateVolume of an existing volume must answer at once: %v", err)
+	}
+}
