@@ -88,14 +88,27 @@ func TestProtectionGateOffProvisionsWithoutFinalizer(t *testing.T) {
 	}
 }
 
-func TestProtectionReleasesClaimOnceItsPVExists(t *testing.T) {
+func claimPV(claim *v1.PersistentVolumeClaim) *v1.PersistentVolume {
+	return &v1.PersistentVolume{
+		ObjectMeta: metav1.ObjectMeta{Name: "pvc-" + testClaimUID},
+		Spec:       v1.PersistentVolumeSpec{ClaimRef: &v1.ObjectReference{Namespace: testNamespace, Name: claim.Name, UID: claim.UID}},
+	}
+}
+
+func TestProtectionReleasesClaimOnceBound(t *testing.T) {
 	claim := newClaim("db", "1Gi")
 	claim.Finalizers = []string{"kubernetes.io/pvc-protection", ProvisioningProtectionFinalizer}
-	pv := &v1.PersistentVolume{
-		ObjectMeta: metav1.ObjectMeta{Name: "pvc-" + testClaimUID},
-		Spec:       v1.PersistentVolumeSpec{ClaimRef: &v1.ObjectReference{Namespace: testNamespace, Name: "db", UID: claim.UID}},
+	e := startProtection(t, protectionSetup{claims: []*v1.PersistentVolumeClaim{claim}, volumes: []*v1.PersistentVolume{claimPV(claim)}})
+	time.Sleep(200 * time.Millisecond) // time for a removal racing the binder
+	if !hasProvisioningFinalizer(e.claim(t, "db")) {
+		t.Fatal("the finalizer must wait for the binder to bind the claim")
 	}
-	e := startProtection(t, protectionSetup{claims: []*v1.PersistentVolumeClaim{claim}, volumes: []*v1.PersistentVolume{pv}})
+	bound := e.claim(t, "db")
+	bound.Spec.VolumeName = "pvc-" + testClaimUID
+	bound.Status.Phase = v1.ClaimBound
+	if _, err := e.client.CoreV1().PersistentVolumeClaims(testNamespace).Update(context.Background(), bound, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	eventually(t, "the finalizer to go", func() bool { return !hasProvisioningFinalizer(e.claim(t, "db")) })
 	if got := e.claim(t, "db").Finalizers; len(got) != 1 || got[0] != "kubernetes.io/pvc-protection" {
 		t.Fatalf("finalizers = %v; others must stay", got)
@@ -223,10 +236,7 @@ func TestProtectionWaitsForRunningCreateVolume(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The lib now saves the PV; once it exists the claim is released.
-	pv := &v1.PersistentVolume{
-		ObjectMeta: metav1.ObjectMeta{Name: "pvc-" + testClaimUID},
-		Spec:       v1.PersistentVolumeSpec{ClaimRef: &v1.ObjectReference{Namespace: testNamespace, Name: "db", UID: claim.UID}},
-	}
+	pv := claimPV(claim)
 	time.Sleep(100 * time.Millisecond) // time for a wrong release before the PV exists
 	if !hasProvisioningFinalizer(e.claim(t, "db")) {
 		t.Fatal("the claim must be held until its PV is saved")
