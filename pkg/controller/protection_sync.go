@@ -68,6 +68,8 @@ func (c *ProtectionController) sync(ctx context.Context, key string) error {
 		if f == ProvisioningProtectionFinalizer {
 			c.provisioner.metrics.FinalizersRemoved.Inc()
 			c.setHeld(claim, false)
+			// Provisioning is over: nothing more to remember for it.
+			c.provisioner.calls.forget(claim.UID)
 		}
 	}
 	return syncErr
