@@ -58,6 +58,9 @@ type ProtectionController struct {
 	// the start and end of a hold and the held-claims gauge.
 	heldMu sync.Mutex
 	held   map[types.UID]bool
+	// released maps claims whose provisioning-protection finalizer this
+	// process removed to the claim version it removed it from.
+	released map[types.UID]string
 }
 
 // NewProtectionController registers its indexes and event handlers on the
@@ -91,6 +94,7 @@ func NewProtectionController(opts ProtectionControllerOptions) (*ProtectionContr
 		provisioner: opts.Provisioner,
 		recorder:    recorder,
 		held:        map[types.UID]bool{},
+		released:    map[types.UID]string{},
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(limiter,
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "claim-protection"}),
 	}
@@ -118,6 +122,7 @@ func (c *ProtectionController) onClaim(obj interface{}) {
 	if !ok {
 		return
 	}
+	c.forgetReleased(claim)
 	if hasFinalizer(claim, CloningProtectionFinalizer) || hasFinalizer(claim, ProvisioningProtectionFinalizer) {
 		c.queue.Add(claim.Namespace + "/" + claim.Name)
 	}
@@ -136,6 +141,9 @@ func (c *ProtectionController) onClaimDeleted(obj interface{}) {
 	}
 	c.provisioner.calls.forget(claim.UID)
 	c.setHeld(claim, false)
+	c.heldMu.Lock()
+	delete(c.released, claim.UID)
+	c.heldMu.Unlock()
 	if ds := claimDataSource(claim); ds != nil && ds.isClaim() {
 		c.queue.Add(ds.Namespace + "/" + ds.Name)
 	}

@@ -46,7 +46,7 @@ func (c *ProtectionController) sync(ctx context.Context, key string) error {
 		}
 	}
 	var syncErr error
-	if hasFinalizer(claim, ProvisioningProtectionFinalizer) {
+	if hasFinalizer(claim, ProvisioningProtectionFinalizer) && !c.alreadyReleased(claim) {
 		done, err := c.provisioningOver(ctx, claim)
 		if done {
 			remove = append(remove, ProvisioningProtectionFinalizer)
@@ -64,12 +64,11 @@ func (c *ProtectionController) sync(ctx context.Context, key string) error {
 		return err
 	}
 	logger.V(2).Info("Removed finalizers", "finalizers", remove)
+	c.markReleased(claim)
 	for _, f := range remove {
 		if f == ProvisioningProtectionFinalizer {
 			c.provisioner.metrics.FinalizersRemoved.Inc()
 			c.setHeld(claim, false)
-			// Provisioning is over: nothing more to remember for it.
-			c.provisioner.calls.forget(claim.UID)
 		}
 	}
 	return syncErr
@@ -152,5 +151,30 @@ func (c *ProtectionController) setHeld(claim *v1.PersistentVolumeClaim, held boo
 	case !held && was:
 		c.recorder.Event(claim, v1.EventTypeNormal, ReasonDeletionReleased,
 			"No CreateVolume for this claim can be running any more; deletion continues")
+	}
+}
+
+// markReleased remembers the version of a claim whose finalizer was just
+// removed, until the cache shows the change: a sync of that stale copy must
+// not release it again, least of all by asking the driver once more.
+func (c *ProtectionController) markReleased(claim *v1.PersistentVolumeClaim) {
+	c.heldMu.Lock()
+	defer c.heldMu.Unlock()
+	c.released[claim.UID] = claim.ResourceVersion
+}
+
+func (c *ProtectionController) alreadyReleased(claim *v1.PersistentVolumeClaim) bool {
+	c.heldMu.Lock()
+	defer c.heldMu.Unlock()
+	rv, ok := c.released[claim.UID]
+	return ok && rv == claim.ResourceVersion
+}
+
+// forgetReleased drops the memory once the cache has moved past it.
+func (c *ProtectionController) forgetReleased(claim *v1.PersistentVolumeClaim) {
+	c.heldMu.Lock()
+	defer c.heldMu.Unlock()
+	if rv, ok := c.released[claim.UID]; ok && rv != claim.ResourceVersion {
+		delete(c.released, claim.UID)
 	}
 }
