@@ -12,6 +12,10 @@ import (
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 )
 
+// AnnAbandonedVolume records on a claim deleted during provisioning the
+// handle of the volume found for it, while that volume is being deleted.
+const AnnAbandonedVolume = "provisioner.storage.kubernetes.io/abandoned-volume"
+
 // volumeNameFor is the CSI volume name, and PV name, of a claim.
 func (p *Provisioner) volumeNameFor(claim *v1.PersistentVolumeClaim) (string, error) {
 	return volumeName(p.opts.VolumeNamePrefix, string(claim.UID), p.opts.VolumeNameUUIDLength)
@@ -35,6 +39,15 @@ func (p *Provisioner) resolveAbandoned(ctx context.Context, claim *v1.Persistent
 		return false, fmt.Errorf("cannot rebuild CreateVolume to find the volume of deleted claim: %w", err)
 	}
 	logger := klog.FromContext(ctx).WithValues("volume", req.Name)
+	if handle := claim.Annotations[AnnAbandonedVolume]; handle != "" {
+		// An earlier attempt found the volume and may have deleted it
+		// already: CreateVolume now would make a new one.
+		ok, err := p.deleteAbandoned(ctx, claim, req, handle)
+		if ok {
+			outcome = stateFinal
+		}
+		return ok, err
+	}
 	callCtx, cancel := context.WithTimeout(ctx, p.opts.Timeout)
 	resp, err := p.opts.CSIClient.CreateVolume(callCtx, req)
 	cancel()
@@ -53,13 +66,32 @@ func (p *Provisioner) resolveAbandoned(ctx context.Context, claim *v1.Persistent
 	}
 
 	handle := resp.GetVolume().GetVolumeId()
-	callCtx, cancel = context.WithTimeout(ctx, p.opts.Timeout)
-	_, err = p.opts.CSIClient.DeleteVolume(callCtx, &csi.DeleteVolumeRequest{VolumeId: handle, Secrets: req.Secrets})
+	// Recorded before DeleteVolume so that a crash after it never leads to
+	// a CreateVolume that would make the volume again.
+	if err := annotateClaim(ctx, p.opts.Client, claim, AnnAbandonedVolume, handle); err != nil {
+		return false, fmt.Errorf("recording the volume of deleted claim before deleting it: %w", err)
+	}
+	ok, err = p.deleteAbandoned(ctx, claim, req, handle)
+	if ok {
+		outcome = stateFinal
+	}
+	return ok, err
+}
+
+// deleteAbandoned deletes the volume found for a claim deleted during
+// provisioning.
+func (p *Provisioner) deleteAbandoned(ctx context.Context, claim *v1.PersistentVolumeClaim, req *csi.CreateVolumeRequest, handle string) (bool, error) {
+	logger := klog.FromContext(ctx).WithValues("volume", req.Name)
+	callCtx, cancel := context.WithTimeout(ctx, p.opts.Timeout)
+	_, err := p.opts.CSIClient.DeleteVolume(callCtx, &csi.DeleteVolumeRequest{VolumeId: handle, Secrets: req.Secrets})
 	cancel()
-	if err != nil && !isNotFound(err) {
+	if isNotFound(err) {
+		logger.V(2).Info("The volume of the deleted claim is already gone", "handle", handle)
+		return true, nil
+	}
+	if err != nil {
 		return false, fmt.Errorf("DeleteVolume %s of deleted claim: %w", handle, err)
 	}
-	outcome = stateFinal
 	p.metrics.AbandonedVolumesDeleted.Inc()
 	if p.opts.EventRecorder != nil {
 		p.opts.EventRecorder.Eventf(claim, v1.EventTypeNormal, ReasonAbandonedVolume,

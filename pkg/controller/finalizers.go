@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -60,4 +61,17 @@ func patchClaimFinalizers(ctx context.Context, client kubernetes.Interface, name
 		return fmt.Errorf("update finalizers of claim %s/%s: %w", namespace, name, err)
 	}
 	return nil
+}
+
+// annotateClaim sets one annotation of a claim; a claim being deleted still
+// accepts it.
+func annotateClaim(ctx context.Context, client kubernetes.Interface, claim *v1.PersistentVolumeClaim, key, value string) error {
+	patch, err := json.Marshal(map[string]interface{}{
+		"metadata": map[string]interface{}{"annotations": map[string]string{key: value}},
+	})
+	if err != nil {
+		return err
+	}
+	_, err = client.CoreV1().PersistentVolumeClaims(claim.Namespace).Patch(ctx, claim.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{})
+	return err
 }

@@ -36,6 +36,7 @@ type fakeCSI struct {
 	creates   []*csi.CreateVolumeRequest
 	deletes   []*csi.DeleteVolumeRequest
 	createFn  func(*csi.CreateVolumeRequest) (*csi.CreateVolumeResponse, error)
+	deleteFn  func(*csi.DeleteVolumeRequest)
 	deleteErr error
 }
 
@@ -57,9 +58,13 @@ func (f *fakeCSI) CreateVolume(ctx context.Context, req *csi.CreateVolumeRequest
 
 func (f *fakeCSI) DeleteVolume(ctx context.Context, req *csi.DeleteVolumeRequest, _ ...grpc.CallOption) (*csi.DeleteVolumeResponse, error) {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	f.deletes = append(f.deletes, req)
-	return &csi.DeleteVolumeResponse{}, f.deleteErr
+	fn, err := f.deleteFn, f.deleteErr
+	f.mu.Unlock()
+	if fn != nil {
+		fn(req)
+	}
+	return &csi.DeleteVolumeResponse{}, err
 }
 
 func (f *fakeCSI) lastCreate(t *testing.T) *csi.CreateVolumeRequest {

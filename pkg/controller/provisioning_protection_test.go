@@ -251,3 +251,31 @@ func TestProtectionWaitsForRunningCreateVolume(t *testing.T) {
 		t.Fatalf("creates %d deletes %d: the PV owns the volume, no second call is needed", len(fake.creates), len(fake.deletes))
 	}
 }
+
+func TestProtectionNeverRecreatesAVolumeItAlreadyFoundAndDeleted(t *testing.T) {
+	claim := heldClaim()
+	// A sidecar that died after DeleteVolume left the handle on the claim.
+	claim.Annotations = map[string]string{AnnAbandonedVolume: "handle-found-before"}
+	e := startProtection(t, protectionSetup{claims: []*v1.PersistentVolumeClaim{claim}, classes: []*storagev1.StorageClass{newClass(nil)}})
+	deletedDuringProvisioning(t, e)
+	eventually(t, "the claim to be released", released(t, e))
+	e.csi.mu.Lock()
+	defer e.csi.mu.Unlock()
+	if len(e.csi.creates) != 0 {
+		t.Fatalf("CreateVolume was called %d times: it would make the volume again", len(e.csi.creates))
+	}
+	if len(e.csi.deletes) != 1 || e.csi.deletes[0].VolumeId != "handle-found-before" {
+		t.Fatalf("deletes = %v, want the recorded handle deleted", e.csi.deletes)
+	}
+}
+
+func TestProtectionRecordsFoundVolumeBeforeDeletingIt(t *testing.T) {
+	e := startProtection(t, protectionSetup{claims: []*v1.PersistentVolumeClaim{heldClaim()}, classes: []*storagev1.StorageClass{newClass(nil)}})
+	e.csi.deleteFn = func(req *csi.DeleteVolumeRequest) {
+		if got := e.claim(t, "db").Annotations[AnnAbandonedVolume]; got != req.VolumeId {
+			t.Errorf("during DeleteVolume the claim records %q, want %q", got, req.VolumeId)
+		}
+	}
+	deletedDuringProvisioning(t, e)
+	eventually(t, "the claim to be released", released(t, e))
+}

@@ -39,3 +39,14 @@ func portFree(port int) bool {
 	l.Close()
 	return true
 }
+
+// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago, for a
+// listener a test asks a component for, such as the sidecar's
+// --http-endpoint.
+func FreePort() (int, error) {
+	ports, err := freePorts(1)
+	if err != nil {
+		return 0, err
+	}
+	return ports[0], nil
+}

@@ -1,0 +1,533 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/csi-protect/external-provisioner/test/e2e/framework"
+)
+
+const (
+	// chaosRounds kills and restarts of the sidecar, each with
+	// chaosClaimsPerRound claims in flight: 32 claims per run.
+	chaosRounds         = 8
+	chaosClaimsPerRound = 4
+	// chaosCreateDelay is how long the backend takes to make a volume: long
+	// enough for kills to land inside CreateVolume, short enough for many
+	// rounds in a minute.
+	chaosCreateDelay = 1500 * time.Millisecond
+	// chaosSeedEnv replays a run's schedule; every run logs its seed.
+	chaosSeedEnv = "CHAOS_SEED"
+	// killMomentPoll is how often the kill moment is looked for: the PV is
+	// saved and the finalizer removed within tens of milliseconds.
+	killMomentPoll = 10 * time.Millisecond
+	// convergeTimeout bounds the wait for everything to be cleaned up at the
+	// end. A PV made for a claim that was already gone is only released at
+	// the PV binder's next periodic sync (15s).
+	convergeTimeout = 90 * time.Second
+	chaosNamespace  = "default"
+)
+
+// Whatever the moment the sidecar dies (SIGKILL) and whenever a claim is
+// deleted around it, provisioning protection leaves no volume behind that
+// has no PV, no deleted claim stuck Terminating, and never makes a claim's
+// volume twice. The same schedule with the gate off must leak: a sidecar
+// that dies during CreateVolume of a claim deleted before it is back never
+// learns of the volume the backend finishes. That run shows the test can
+// fail, and that the gate is what makes the first one pass.
+func TestChaosNoLeakNoStuckClaim(t *testing.T) {
+	seed := chaosSeed(t)
+	plan := planChaos(seed, chaosRounds, chaosClaimsPerRound, chaosCreateDelay)
+
+	t.Run("gate_on", func(t *testing.T) {
+		res := runChaos(t, plan, true)
+		t.Logf("gate on: %d claims, %d leaked, %d stuck, %d created twice (seed %d)", res.claims, len(res.leaked), len(res.stuck), len(res.twice), seed)
+		t.Logf("gate on: the kills caught %s; %d abandoned volume(s) deleted", res.coverage(), res.abandoned)
+		res.requireNoLeak(t)
+		res.requireSettled(t)
+		if res.abandoned == 0 {
+			t.Errorf("no %s event: the claims deleted during a killed CreateVolume were not resolved by the protection", reasonAbandonedVolume)
+		}
+	})
+	t.Run("gate_off", func(t *testing.T) {
+		res := runChaos(t, plan, false)
+		t.Logf("gate off: %d claims, %d leaked, %d stuck, %d created twice (seed %d)", res.claims, len(res.leaked), len(res.stuck), len(res.twice), seed)
+		t.Logf("gate off: the kills caught %s", res.coverage())
+		if len(res.leaked) == 0 {
+			t.Errorf("without provisioning protection nothing leaked: the schedule never reached the leak, so the run with the gate on proves nothing")
+		}
+		// Turning the gate off must not hold claims or duplicate volumes.
+		res.requireSettled(t)
+	})
+}
+
+// chaosSeed returns the seed from chaosSeedEnv, or a new one, and logs it.
+func chaosSeed(t *testing.T) uint64 {
+	t.Helper()
+	seed := uint64(time.Now().UnixNano())
+	if v := os.Getenv(chaosSeedEnv); v != "" {
+		parsed, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			t.Fatalf("%s=%q: %v", chaosSeedEnv, v, err)
+		}
+		seed = parsed
+	}
+	t.Logf("chaos seed %d (replay the schedule with %s=%d)", seed, chaosSeedEnv, seed)
+	return seed
+}
+
+// chaosClaim is a trial as it ran.
+type chaosClaim struct {
+	trial  chaosTrial
+	volume string
+	// deletedAt and deleteErr are written by whoever deletes the claim and
+	// read once the round's deletions are done.
+	deletedAt time.Time
+	deleteErr error
+	// kill is the moment of the round's kill; atKill is how far the claim
+	// had got then, and deleted when it was deleted relative to the kill.
+	kill    killMoment
+	atKill  string
+	deleted string
+}
+
+// chaosRun is one stack going through the whole plan.
+type chaosRun struct {
+	t      *testing.T
+	ctx    context.Context
+	s      *framework.Stack
+	claims []*chaosClaim
+}
+
+func runChaos(t *testing.T, plan []chaosRound, protection bool) chaosResult {
+	args := []string{
+		// Provisioning retried within seconds, not minutes, after the
+		// errors a restart causes.
+		"--retry-interval-max=2s",
+	}
+	if !protection {
+		args = append(args, "--feature-gates=ProvisioningProtection=false")
+	}
+	ctx, s := startStack(t, framework.StackOptions{
+		Driver: framework.DriverOptions{
+			CreateDelay:          chaosCreateDelay,
+			CreateOutlivesCaller: true,
+			Verbosity:            driverRequestVerbosity,
+		},
+		Sidecar: framework.SidecarOptions{ExtraArgs: args},
+	})
+	createStorageClass(ctx, t, s, "mock")
+	run := &chaosRun{t: t, ctx: ctx, s: s}
+	start := time.Now()
+	rounds := 0
+	for r, round := range plan {
+		rounds++
+		if !run.round(r, round) {
+			break
+		}
+	}
+	run.converge()
+	t.Logf("%d of %d rounds in %s", rounds, len(plan), time.Since(start).Round(time.Second))
+	return run.account()
+}
+
+// round runs one kill and restart with its claims, and waits until the
+// round's claims are gone and the backend is idle. It returns false if they
+// did not settle, which ends the run: later rounds would only wait as long.
+func (c *chaosRun) round(r int, round chaosRound) bool {
+	t := c.t
+	start := time.Now()
+	var claims []*chaosClaim
+	var soon sync.WaitGroup
+	for _, trial := range round.trials {
+		sleepUntil(start.Add(trial.createAt))
+		pvc := createClaim(c.ctx, t, c.s, chaosNamespace, trial.name, "mock")
+		cl := &chaosClaim{trial: trial, volume: "pvc-" + string(pvc.UID), kill: round.kill}
+		claims = append(claims, cl)
+		c.claims = append(c.claims, cl)
+		if trial.deleteAt == deleteSoonAfterCreate {
+			// On its own goroutine, so the deletion may fall anywhere
+			// relative to the kill; the error is reported after Wait.
+			soon.Go(func() {
+				time.Sleep(trial.deleteDelay)
+				cl.deleteErr = c.delete(cl)
+			})
+		}
+	}
+
+	c.awaitKillMoment(r, round.kill, claims[len(claims)-1])
+	time.Sleep(round.killDelay)
+	for _, cl := range claims {
+		if cl.trial.deleteAt == deleteJustBeforeKill {
+			if err := c.delete(cl); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := c.s.Sidecar().Kill(); err != nil {
+		t.Fatalf("round %d: kill the sidecar: %v", r, err)
+	}
+	killedAt := time.Now()
+	c.noteProgress(claims)
+
+	c.deleteInOrder(claims, deleteWhileDown, killedAt)
+	sleepUntil(killedAt.Add(round.down))
+	if err := c.s.Sidecar().Restart(c.ctx); err != nil {
+		t.Fatalf("round %d: restart the sidecar: %v", r, err)
+	}
+	restartedAt := time.Now()
+	c.deleteInOrder(claims, deleteAfterRestart, restartedAt)
+	soon.Wait()
+
+	var parts []string
+	for _, cl := range claims {
+		if cl.deleteErr != nil {
+			t.Fatal(cl.deleteErr)
+		}
+		cl.deleted = "after the restart"
+		switch {
+		case cl.deletedAt.Before(killedAt):
+			cl.deleted = "before the kill"
+		case cl.deletedAt.Before(restartedAt):
+			cl.deleted = "while down"
+		}
+		parts = append(parts, fmt.Sprintf("%s [%s; deleted %s]", cl.trial.name, cl.atKill, cl.deleted))
+	}
+	t.Logf("round %d: killed %s (+%s), down %s: %s", r, round.kill, round.killDelay.Round(time.Millisecond),
+		restartedAt.Sub(killedAt).Round(time.Millisecond), strings.Join(parts, ", "))
+
+	err := c.s.WaitFor(c.ctx, waitTimeout, fmt.Sprintf("round %d's claims to be gone and the backend idle", r), func(ctx context.Context) (bool, error) {
+		var left []string
+		for _, cl := range claims {
+			pvc, err := c.s.Client().CoreV1().PersistentVolumeClaims(chaosNamespace).Get(ctx, cl.trial.name, metav1.GetOptions{})
+			switch {
+			case apierrors.IsNotFound(err):
+			case err != nil:
+				return false, err
+			default:
+				left = append(left, fmt.Sprintf("%s (finalizers %v)", pvc.Name, pvc.Finalizers))
+			}
+		}
+		l, err := readCreateVolumeLog(c.s)
+		if err != nil {
+			return false, err
+		}
+		running := l.running()
+		return len(left) == 0 && len(running) == 0, fmt.Errorf("claims left %v, still creating %v", left, running)
+	})
+	if err != nil {
+		t.Errorf("round %d did not settle: %v", r, err)
+		return false
+	}
+	return true
+}
+
+// awaitKillMoment waits until the claim has got as far as the kill moment.
+// A live claim that never gets there means the sidecar is not provisioning,
+// which is a failure of its own.
+func (c *chaosRun) awaitKillMoment(r int, m killMoment, cl *chaosClaim) {
+	if m == killRightAfterCreate {
+		return
+	}
+	cond := func(ctx context.Context) (bool, error) {
+		l, err := readCreateVolumeLog(c.s)
+		if err != nil {
+			return false, err
+		}
+		return l.received[cl.volume] > 0, nil
+	}
+	switch m {
+	case killVolumeCreated:
+		cond = func(ctx context.Context) (bool, error) {
+			l, err := readCreateVolumeLog(c.s)
+			if err != nil {
+				return false, err
+			}
+			return l.created[cl.volume] > 0, nil
+		}
+	case killClaimBound:
+		cond = func(ctx context.Context) (bool, error) {
+			pvc, err := c.s.Client().CoreV1().PersistentVolumeClaims(chaosNamespace).Get(ctx, cl.trial.name, metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
+			return pvc.Status.Phase == corev1.ClaimBound, fmt.Errorf("phase %q", pvc.Status.Phase)
+		}
+	}
+	timeout := 3*chaosCreateDelay + waitTimeout/2
+	if err := pollQuickly(c.ctx, c.s, timeout, fmt.Sprintf("round %d: %s %s", r, cl.trial.name, m), cond); err != nil {
+		c.t.Errorf("%v; killing the sidecar anyway", err)
+	}
+}
+
+// noteProgress records how far each claim had got when the sidecar died.
+// It is read right after the kill, so it is close, not exact.
+func (c *chaosRun) noteProgress(claims []*chaosClaim) {
+	l, err := readCreateVolumeLog(c.s)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	for _, cl := range claims {
+		pvc, err := c.s.Client().CoreV1().PersistentVolumeClaims(chaosNamespace).Get(c.ctx, cl.trial.name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			cl.atKill = "gone"
+			continue
+		case err != nil:
+			c.t.Fatalf("get PVC %s: %v", cl.trial.name, err)
+		}
+		switch {
+		case pvc.Status.Phase == corev1.ClaimBound:
+			cl.atKill = progressBound
+		case l.created[cl.volume] > 0:
+			cl.atKill = progressVolumeMade
+		case l.received[cl.volume] > 0:
+			cl.atKill = progressInCreateVolume
+		default:
+			cl.atKill = progressNotSent
+		}
+		if isTerminating(pvc) {
+			cl.atKill = "Terminating, " + cl.atKill
+		}
+	}
+}
+
+// How far a claim had got when the sidecar died.
+const (
+	progressNotSent        = "CreateVolume not sent"
+	progressInCreateVolume = "inside CreateVolume"
+	progressVolumeMade     = "volume made, not bound"
+	progressBound          = "bound"
+)
+
+// deleteInOrder deletes the claims planned for the moment, each its delay
+// after since.
+func (c *chaosRun) deleteInOrder(claims []*chaosClaim, moment deleteMoment, since time.Time) {
+	var due []*chaosClaim
+	for _, cl := range claims {
+		if cl.trial.deleteAt == moment {
+			due = append(due, cl)
+		}
+	}
+	slices.SortFunc(due, func(a, b *chaosClaim) int { return int(a.trial.deleteDelay - b.trial.deleteDelay) })
+	for _, cl := range due {
+		sleepUntil(since.Add(cl.trial.deleteDelay))
+		if err := c.delete(cl); err != nil {
+			c.t.Fatal(err)
+		}
+	}
+}
+
+// delete deletes a claim and records when. It may run on its own goroutine,
+// so it reports rather than fails.
+func (c *chaosRun) delete(cl *chaosClaim) error {
+	err := c.s.Client().CoreV1().PersistentVolumeClaims(chaosNamespace).Delete(c.ctx, cl.trial.name, metav1.DeleteOptions{})
+	cl.deletedAt = time.Now()
+	if err != nil {
+		return fmt.Errorf("delete PVC %s: %w", cl.trial.name, err)
+	}
+	return nil
+}
+
+// converge waits until every claim is gone, the backend idle and every PV
+// deleted. A wait that ends without it is not fatal: account says what was
+// left.
+func (c *chaosRun) converge() {
+	err := c.s.WaitFor(c.ctx, convergeTimeout, "every claim and PV to be gone and the backend idle", func(ctx context.Context) (bool, error) {
+		claims, err := c.s.Client().CoreV1().PersistentVolumeClaims(chaosNamespace).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		pvs, err := c.s.Client().CoreV1().PersistentVolumes().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		l, err := readCreateVolumeLog(c.s)
+		if err != nil {
+			return false, err
+		}
+		running := l.running()
+		return len(claims.Items) == 0 && len(pvs.Items) == 0 && len(running) == 0,
+			fmt.Errorf("%d claim(s), %d PV(s), still creating %v", len(claims.Items), len(pvs.Items), running)
+	})
+	if err != nil {
+		c.t.Logf("not converged: %v", err)
+	}
+}
+
+// chaosResult is what a run left behind.
+type chaosResult struct {
+	claims int
+	// leaked are driver volumes that are no PV's handle.
+	leaked []string
+	// stuck are deleted claims that still exist.
+	stuck []string
+	// twice are names the backend made more than one volume under.
+	twice []string
+	// pvsLeft are PVs still there; pvsWithoutVolume name a handle the
+	// driver does not have.
+	pvsLeft          []string
+	pvsWithoutVolume []string
+	// atKill counts the claims by how far they had got when a kill hit.
+	atKill map[string]int
+	// abandoned counts AbandonedVolumeDeleted events.
+	abandoned int
+}
+
+// account compares what the driver holds with the PVs, and lists the claims
+// that remain. Every claim was deleted, so every claim left is stuck.
+func (c *chaosRun) account() chaosResult {
+	t := c.t
+	res := chaosResult{claims: len(c.claims), atKill: map[string]int{}}
+	byVolume := map[string]*chaosClaim{}
+	for _, cl := range c.claims {
+		byVolume[cl.volume] = cl
+		res.atKill[strings.TrimPrefix(cl.atKill, "Terminating, ")]++
+	}
+	describe := func(volume string) string {
+		cl, ok := byVolume[volume]
+		if !ok {
+			return "no claim of this run"
+		}
+		return fmt.Sprintf("claim %s, killed %s: %s at the kill, deleted %s", cl.trial.name, cl.kill, cl.atKill, cl.deleted)
+	}
+
+	claims, err := c.s.Client().CoreV1().PersistentVolumeClaims(chaosNamespace).List(c.ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatalf("list PVCs: %v", err)
+	}
+	for _, pvc := range claims.Items {
+		res.stuck = append(res.stuck, fmt.Sprintf("%s (deletionTimestamp %v, finalizers %v, phase %s)", pvc.Name, pvc.DeletionTimestamp, pvc.Finalizers, pvc.Status.Phase))
+	}
+	handles := map[string]bool{}
+	st, err := c.s.DriverState()
+	if err != nil {
+		t.Fatalf("read driver state: %v", err)
+	}
+	inDriver := map[string]bool{}
+	for _, v := range st.Volumes {
+		inDriver[v.ID] = true
+	}
+	for _, pv := range listPVs(c.ctx, t, c.s) {
+		res.pvsLeft = append(res.pvsLeft, fmt.Sprintf("%s (phase %s)", pv.Name, pv.Status.Phase))
+		if pv.Spec.CSI == nil {
+			continue
+		}
+		handles[pv.Spec.CSI.VolumeHandle] = true
+		if !inDriver[pv.Spec.CSI.VolumeHandle] {
+			res.pvsWithoutVolume = append(res.pvsWithoutVolume, pv.Name)
+		}
+	}
+	for _, v := range st.Volumes {
+		if !handles[v.ID] {
+			res.leaked = append(res.leaked, fmt.Sprintf("%s (%s; %s)", v.Name, v.ID, describe(v.Name)))
+		}
+	}
+	// The driver's state and its log witness each creation independently.
+	l, err := readCreateVolumeLog(c.s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := backendVolumeIDs(st)
+	for _, cl := range c.claims {
+		if n := max(len(ids[cl.volume]), l.created[cl.volume]); n > 1 {
+			res.twice = append(res.twice, fmt.Sprintf("%s: %d volumes (%s)", cl.volume, n, describe(cl.volume)))
+		}
+	}
+	events, err := c.s.Client().CoreV1().Events(chaosNamespace).List(c.ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatalf("list events: %v", err)
+	}
+	for _, ev := range events.Items {
+		if ev.Reason == reasonAbandonedVolume {
+			res.abandoned += max(int(ev.Count), 1)
+		}
+	}
+	for _, s := range res.leaked {
+		t.Logf("leaked: %s", s)
+	}
+	for _, s := range res.stuck {
+		t.Logf("stuck: %s", s)
+	}
+	return res
+}
+
+// requireNoLeak fails the test unless the driver's volumes are exactly the
+// handles of the PVs.
+func (res chaosResult) requireNoLeak(t *testing.T) {
+	t.Helper()
+	for _, s := range res.leaked {
+		t.Errorf("leaked volume %s", s)
+	}
+	for _, s := range res.pvsWithoutVolume {
+		t.Errorf("PV %s names a volume the driver does not have", s)
+	}
+}
+
+// requireSettled fails the test for a deleted claim or a PV still there,
+// and for a claim whose volume was made twice.
+func (res chaosResult) requireSettled(t *testing.T) {
+	t.Helper()
+	for _, s := range res.stuck {
+		t.Errorf("stuck claim %s", s)
+	}
+	for _, s := range res.twice {
+		t.Errorf("volume made twice: %s", s)
+	}
+	for _, s := range res.pvsLeft {
+		t.Errorf("PV left: %s", s)
+	}
+}
+
+// coverage says how far the claims had got when kills hit them, to show
+// that the kills landed where it matters.
+func (res chaosResult) coverage() string {
+	var parts []string
+	for _, p := range []string{progressNotSent, progressInCreateVolume, progressVolumeMade, progressBound, "gone"} {
+		parts = append(parts, fmt.Sprintf("%d %s", res.atKill[p], p))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// pollQuickly is Stack.WaitFor at killMomentPoll, for moments that last
+// only milliseconds.
+func pollQuickly(ctx context.Context, s *framework.Stack, timeout time.Duration, what string, cond func(context.Context) (bool, error)) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var last error
+	for {
+		ok, err := cond(ctx)
+		if ok {
+			return nil
+		}
+		if err != nil {
+			last = err
+		}
+		if err := s.CheckAlive(); err != nil {
+			return fmt.Errorf("while waiting for %s: %w", what, err)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("gave up waiting for %s after %s (last: %v)", what, timeout, last)
+		case <-time.After(killMomentPoll):
+		}
+	}
+}
+
+// sleepUntil paces the schedule; it asserts nothing.
+func sleepUntil(at time.Time) {
+	time.Sleep(time.Until(at))
+}

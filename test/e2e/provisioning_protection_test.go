@@ -1,0 +1,191 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/csi-protect/external-provisioner/pkg/mockdriver"
+	"github.com/csi-protect/external-provisioner/test/e2e/framework"
+)
+
+// Names and reasons of provisioning protection, spelled out as users see
+// them rather than imported from pkg/controller.
+const (
+	provisioningProtection = "provisioner.storage.kubernetes.io/provisioning-protection"
+	reasonDeletionHeld     = "DeletionHeldForProvisioning"
+	reasonDeletionReleased = "DeletionReleasedByProvisioning"
+	reasonAbandonedVolume  = "AbandonedVolumeDeleted"
+)
+
+// A claim deleted while its CreateVolume runs is not let go: it stays
+// Terminating with the finalizer, and the hold is announced, until the
+// volume the backend was making exists and is in hands that will delete it.
+// In the end nothing is left: no claim, no PV, no volume.
+func TestDeletedClaimIsHeldWhileCreateVolumeRuns(t *testing.T) {
+	const createDelay = 4 * time.Second
+	httpFlag, metricsURL := metricsEndpoint(t)
+	ctx, s := startStack(t, framework.StackOptions{
+		Driver: framework.DriverOptions{
+			CreateDelay:          createDelay,
+			CreateOutlivesCaller: true,
+			Verbosity:            driverRequestVerbosity,
+		},
+		Sidecar: framework.SidecarOptions{ExtraArgs: []string{httpFlag}},
+	})
+	createStorageClass(ctx, t, s, "mock")
+	pvc := createClaim(ctx, t, s, "default", "held", "mock")
+	volume := "pvc-" + string(pvc.UID)
+
+	waitForCreateVolumeReceived(ctx, t, s, volume)
+	if got := getClaim(ctx, t, s, "default", "held"); !hasFinalizer(got, provisioningProtection) {
+		t.Fatalf("CreateVolume was sent for a claim without the %s finalizer: %v", provisioningProtection, got.Finalizers)
+	}
+	deleteClaim(ctx, t, s, "default", "held")
+
+	requireHeld(ctx, t, s, "default", "held", "deleted while CreateVolume runs")
+	waitForClaimEvent(ctx, t, s, "default", "held", corev1.EventTypeNormal, reasonDeletionHeld)
+	waitForMetric(ctx, t, s, metricsURL, metricHeldClaims, "= 1", equals(1))
+
+	// The claim must outlive the creation it was deleted during: once the
+	// driver has made the volume, the claim is still there to be undone.
+	waitFor(ctx, t, s, "the backend to create "+volume+" while the claim is held", func(ctx context.Context) (bool, error) {
+		got, err := s.Client().CoreV1().PersistentVolumeClaims("default").Get(ctx, "held", metav1.GetOptions{})
+		gone := apierrors.IsNotFound(err)
+		if err != nil && !gone {
+			return false, err
+		}
+		st, err := s.DriverState()
+		if err != nil {
+			return false, err
+		}
+		created := wasDeleted(st, volume) || slices.ContainsFunc(st.Volumes, func(v mockdriver.Volume) bool { return v.Name == volume })
+		switch {
+		case created:
+			return true, nil
+		case gone:
+			// Checked before the driver: the claim left while the
+			// backend was still making its volume.
+			t.Fatalf("the claim was let go while CreateVolume for %s was still running", volume)
+		case !isTerminating(got) || !hasFinalizer(got, provisioningProtection):
+			t.Fatalf("the claim lost its hold while CreateVolume ran: deletionTimestamp %v, finalizers %v", got.DeletionTimestamp, got.Finalizers)
+		}
+		return false, fmt.Errorf("no volume %s yet; claim Terminating with %v", volume, got.Finalizers)
+	})
+
+	waitForClaimGone(ctx, t, s, "default", "held")
+	waitForClaimEvent(ctx, t, s, "default", "held", corev1.EventTypeNormal, reasonDeletionReleased)
+	waitForDriverVolumes(ctx, t, s, 0)
+	waitFor(ctx, t, s, "no PV to remain", func(ctx context.Context) (bool, error) {
+		list, err := s.Client().CoreV1().PersistentVolumes().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		return len(list.Items) == 0, fmt.Errorf("%d PV(s) left", len(list.Items))
+	})
+	st, err := s.DriverState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !wasDeleted(st, volume) {
+		t.Errorf("the driver never deleted %s: the hold protected nothing", volume)
+	}
+	if ids := backendVolumeIDs(st)[volume]; len(ids) != 1 {
+		t.Errorf("the backend made %d volumes named %s, want 1", len(ids), volume)
+	}
+	waitForMetric(ctx, t, s, metricsURL, metricHeldClaims, "= 0", equals(0))
+	waitForMetric(ctx, t, s, metricsURL, metricFinalizersAdded, ">= 1", atLeast(1))
+	waitForMetric(ctx, t, s, metricsURL, metricFinalizersRemoved, ">= 1", atLeast(1))
+}
+
+// A sidecar that dies (SIGKILL) while its CreateVolume runs leaves the
+// backend creating a volume nobody will record. The claim, deleted while no
+// sidecar runs, stays Terminating behind the finalizer; the restarted
+// sidecar finds it, finds the volume by name, deletes it and lets the claim
+// go. Zero volumes are left.
+func TestRestartedSidecarDeletesVolumeOfClaimDeletedWhileItWasDown(t *testing.T) {
+	const createDelay = 3 * time.Second
+	httpFlag, metricsURL := metricsEndpoint(t)
+	ctx, s := startStack(t, framework.StackOptions{
+		Driver: framework.DriverOptions{
+			CreateDelay:          createDelay,
+			CreateOutlivesCaller: true,
+			Verbosity:            driverRequestVerbosity,
+		},
+		Sidecar: framework.SidecarOptions{ExtraArgs: []string{httpFlag}},
+	})
+	createStorageClass(ctx, t, s, "mock")
+	pvc := createClaim(ctx, t, s, "default", "orphaned", "mock")
+	volume := "pvc-" + string(pvc.UID)
+
+	waitForCreateVolumeReceived(ctx, t, s, volume)
+	if err := s.Sidecar().Kill(); err != nil {
+		t.Fatalf("kill the sidecar: %v", err)
+	}
+	deleteClaim(ctx, t, s, "default", "orphaned")
+
+	// The backend finishes the call its dead caller made.
+	vols := waitForDriverVolumes(ctx, t, s, 1)
+	if vols[0].Name != volume {
+		t.Fatalf("the backend created %s, want %s", vols[0].Name, volume)
+	}
+	requireHeld(ctx, t, s, "default", "orphaned", "deleted while no sidecar runs")
+
+	if err := s.Sidecar().Restart(ctx); err != nil {
+		t.Fatalf("restart the sidecar: %v", err)
+	}
+	ev := waitForClaimEvent(ctx, t, s, "default", "orphaned", corev1.EventTypeNormal, reasonAbandonedVolume)
+	if !strings.Contains(ev.Message, volume) || !strings.Contains(ev.Message, vols[0].ID) {
+		t.Errorf("%s event does not name volume %s (handle %s): %q", reasonAbandonedVolume, volume, vols[0].ID, ev.Message)
+	}
+	waitForClaimGone(ctx, t, s, "default", "orphaned")
+	waitForClaimEvent(ctx, t, s, "default", "orphaned", corev1.EventTypeNormal, reasonDeletionReleased)
+	waitForDriverVolumes(ctx, t, s, 0)
+	if pvs := listPVs(ctx, t, s); len(pvs) != 0 {
+		t.Errorf("%d PV(s) exist for a claim that never got one, e.g. %s", len(pvs), pvs[0].Name)
+	}
+	st, err := s.DriverState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := backendVolumeIDs(st)[volume]; len(ids) != 1 {
+		t.Errorf("the backend made %d volumes named %s, want 1", len(ids), volume)
+	}
+	waitForMetric(ctx, t, s, metricsURL, metricAbandonedDeleted, "= 1", equals(1))
+}
+
+// requireHeld fails the test unless the deleted claim is held: still there,
+// Terminating, with the provisioning-protection finalizer. A claim let go
+// while its volume may still appear leaves that volume to nobody.
+func requireHeld(ctx context.Context, t *testing.T, s *framework.Stack, namespace, name, when string) {
+	t.Helper()
+	pvc, err := s.Client().CoreV1().PersistentVolumeClaims(namespace).Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		t.Fatalf("claim %s/%s, %s, is already gone: nothing will delete the volume the backend is making", namespace, name, when)
+	case err != nil:
+		t.Fatalf("get PVC %s/%s: %v", namespace, name, err)
+	case !isTerminating(pvc) || !hasFinalizer(pvc, provisioningProtection):
+		t.Fatalf("claim %s/%s, %s: deletionTimestamp %v, finalizers %v; want Terminating with %s",
+			namespace, name, when, pvc.DeletionTimestamp, pvc.Finalizers, provisioningProtection)
+	}
+}
+
+// isTerminating reports what kubectl prints as Terminating: a claim whose
+// deletion has begun.
+func isTerminating(pvc *corev1.PersistentVolumeClaim) bool {
+	return pvc.DeletionTimestamp != nil
+}
+
+func hasFinalizer(pvc *corev1.PersistentVolumeClaim, finalizer string) bool {
+	return slices.Contains(pvc.Finalizers, finalizer)
+}
