@@ -28,6 +28,13 @@ const (
 	// killClaimBound: the claim has just been bound; the finalizer is being
 	// removed.
 	killClaimBound
+	// killDuringUndo: two kills. The first hits during CreateVolume of a
+	// claim deleted before the sidecar is back; the second comes right after
+	// the restarted sidecar had the driver delete the volume it found for
+	// that claim, before it could let the claim go. The next sidecar must
+	// not look for the volume by name again: CreateVolume would make a new
+	// one.
+	killDuringUndo
 	killMoments = iota
 )
 
@@ -38,6 +45,7 @@ func (m killMoment) String() string {
 		killDuringCreateVolume:  "during CreateVolume",
 		killVolumeCreated:       "when the backend had made the volume",
 		killClaimBound:          "when the claim was bound",
+		killDuringUndo:          "during CreateVolume, then during the undo of its abandoned volume",
 	}[m]
 }
 
@@ -77,12 +85,15 @@ type chaosTrial struct {
 	deleteDelay time.Duration
 }
 
-// chaosRound is one sidecar kill and restart with several claims in flight.
+// chaosRound is one sidecar kill and restart with several claims in flight,
+// or two with killDuringUndo.
 type chaosRound struct {
 	kill killMoment
-	// killDelay is waited after the kill moment is seen.
+	// killDelay is waited after the kill moment is seen; with
+	// killDuringUndo, the first one's. The second kill follows the
+	// driver's DeleteVolume at once.
 	killDelay time.Duration
-	// down is how long no sidecar runs.
+	// down is how long no sidecar runs, after each kill.
 	down time.Duration
 	// trials are in creation order; the last one's progress sets off the
 	// kill.
@@ -117,7 +128,7 @@ func planChaos(seed uint64, rounds, claimsPerRound int, createDelay time.Duratio
 			round.killDelay = between(0, 50*time.Millisecond)
 		case killCreateVolumeArrived:
 			round.killDelay = between(0, 20*time.Millisecond)
-		case killDuringCreateVolume:
+		case killDuringCreateVolume, killDuringUndo:
 			round.killDelay = between(createDelay/10, createDelay*9/10)
 		case killVolumeCreated, killClaimBound:
 			round.killDelay = between(0, 100*time.Millisecond)
@@ -133,10 +144,15 @@ func planChaos(seed uint64, rounds, claimsPerRound int, createDelay time.Duratio
 		slices.Sort(offsets)
 		for i, at := range offsets {
 			trial := chaosTrial{name: fmt.Sprintf("r%02d-c%d", r, i), createAt: at}
-			if i == claimsPerRound-1 {
+			switch {
+			case i == claimsPerRound-1 && round.kill == killDuringUndo:
+				// Deleted before the sidecar is back, so that the
+				// restarted one has an abandoned volume to undo.
+				trial.deleteAt = deleteMoment(1 + rng.IntN(2))
+			case i == claimsPerRound-1:
 				// The claim that sets off the kill lives until then.
 				trial.deleteAt = deleteMoment(1 + rng.IntN(3))
-			} else {
+			default:
 				trial.deleteAt = deleteMoment(rng.IntN(4))
 			}
 			switch trial.deleteAt {
@@ -154,7 +170,7 @@ func planChaos(seed uint64, rounds, claimsPerRound int, createDelay time.Duratio
 
 	leaky := func(r chaosRound) bool {
 		last := r.trials[len(r.trials)-1].deleteAt
-		inCreate := r.kill == killCreateVolumeArrived || r.kill == killDuringCreateVolume
+		inCreate := r.kill == killCreateVolumeArrived || r.kill == killDuringCreateVolume || r.kill == killDuringUndo
 		return inCreate && (last == deleteJustBeforeKill || last == deleteWhileDown)
 	}
 	if !slices.ContainsFunc(plan, leaky) {

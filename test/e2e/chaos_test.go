@@ -29,6 +29,9 @@ const (
 	// enough for kills to land inside CreateVolume, short enough for many
 	// rounds in a minute.
 	chaosCreateDelay = 1500 * time.Millisecond
+	// chaosDeleteDelay holds each DeleteVolume in the driver, long enough
+	// to stop the sidecar that sent one before it can act on the reply.
+	chaosDeleteDelay = 500 * time.Millisecond
 	// chaosSeedEnv replays a run's schedule; every run logs its seed.
 	chaosSeedEnv = "CHAOS_SEED"
 	// killMomentPoll is how often the kill moment is looked for: the PV is
@@ -44,10 +47,12 @@ const (
 // Whatever the moment the sidecar dies (SIGKILL) and whenever a claim is
 // deleted around it, provisioning protection leaves no volume behind that
 // has no PV, no deleted claim stuck Terminating, and never makes a claim's
-// volume twice. The same schedule with the gate off must leak: a sidecar
-// that dies during CreateVolume of a claim deleted before it is back never
-// learns of the volume the backend finishes. That run shows the test can
-// fail, and that the gate is what makes the first one pass.
+// volume twice: not even when the sidecar dies again right after deleting
+// the volume it found for a claim deleted during a killed CreateVolume. The
+// same schedule with the gate off must leak: a sidecar that dies during
+// CreateVolume of a claim deleted before it is back never learns of the
+// volume the backend finishes. That run shows the test can fail, and that
+// the gate is what makes the first one pass.
 func TestChaosNoLeakNoStuckClaim(t *testing.T) {
 	seed := chaosSeed(t)
 	plan := planChaos(seed, chaosRounds, chaosClaimsPerRound, chaosCreateDelay)
@@ -56,16 +61,20 @@ func TestChaosNoLeakNoStuckClaim(t *testing.T) {
 		res := runChaos(t, plan, true)
 		t.Logf("gate on: %d claims, %d leaked, %d stuck, %d created twice (seed %d)", res.claims, len(res.leaked), len(res.stuck), len(res.twice), seed)
 		t.Logf("gate on: the kills caught %s; %d abandoned volume(s) deleted", res.coverage(), res.abandoned)
+		t.Logf("gate on: the kill during the undo of an abandoned volume hit %d of %d time(s)", res.undoHits, res.undoRounds)
 		res.requireNoLeak(t)
 		res.requireSettled(t)
 		if res.abandoned == 0 {
 			t.Errorf("no %s event: the claims deleted during a killed CreateVolume were not resolved by the protection", reasonAbandonedVolume)
 		}
+		if res.undoRounds > 0 && res.undoHits == 0 {
+			t.Errorf("no kill landed between the DeleteVolume of an abandoned volume and the release of its claim: the run proves nothing about a crash there")
+		}
 	})
 	t.Run("gate_off", func(t *testing.T) {
 		res := runChaos(t, plan, false)
 		t.Logf("gate off: %d claims, %d leaked, %d stuck, %d created twice (seed %d)", res.claims, len(res.leaked), len(res.stuck), len(res.twice), seed)
-		t.Logf("gate off: the kills caught %s", res.coverage())
+		t.Logf("gate off: the kills caught %s; the kill during the undo hit %d of %d time(s)", res.coverage(), res.undoHits, res.undoRounds)
 		if len(res.leaked) == 0 {
 			t.Errorf("without provisioning protection nothing leaked: the schedule never reached the leak, so the run with the gate on proves nothing")
 		}
@@ -102,6 +111,9 @@ type chaosClaim struct {
 	kill    killMoment
 	atKill  string
 	deleted string
+	// atUndoKill is, for the claim of a killDuringUndo round, how far the
+	// undo of its volume had got at the second kill.
+	atUndoKill string
 }
 
 // chaosRun is one stack going through the whole plan.
@@ -110,6 +122,10 @@ type chaosRun struct {
 	ctx    context.Context
 	s      *framework.Stack
 	claims []*chaosClaim
+	// undoRounds counts the killDuringUndo rounds run, and undoHits those
+	// whose second kill fell between the DeleteVolume and the claim's
+	// release.
+	undoRounds, undoHits int
 }
 
 func runChaos(t *testing.T, plan []chaosRound, protection bool) chaosResult {
@@ -124,6 +140,7 @@ func runChaos(t *testing.T, plan []chaosRound, protection bool) chaosResult {
 	ctx, s := startStack(t, framework.StackOptions{
 		Driver: framework.DriverOptions{
 			CreateDelay:          chaosCreateDelay,
+			DeleteDelay:          chaosDeleteDelay,
 			CreateOutlivesCaller: true,
 			Verbosity:            driverRequestVerbosity,
 		},
@@ -191,6 +208,9 @@ func (c *chaosRun) round(r int, round chaosRound) bool {
 	restartedAt := time.Now()
 	c.deleteInOrder(claims, deleteAfterRestart, restartedAt)
 	soon.Wait()
+	if round.kill == killDuringUndo {
+		c.killDuringUndo(r, round, claims[len(claims)-1])
+	}
 
 	var parts []string
 	for _, cl := range claims {
@@ -208,6 +228,9 @@ func (c *chaosRun) round(r int, round chaosRound) bool {
 	}
 	t.Logf("round %d: killed %s (+%s), down %s: %s", r, round.kill, round.killDelay.Round(time.Millisecond),
 		restartedAt.Sub(killedAt).Round(time.Millisecond), strings.Join(parts, ", "))
+	if last := claims[len(claims)-1]; last.atUndoKill != "" {
+		t.Logf("round %d: %s at the kill during the undo: %s", r, last.trial.name, last.atUndoKill)
+	}
 
 	err := c.s.WaitFor(c.ctx, waitTimeout, fmt.Sprintf("round %d's claims to be gone and the backend idle", r), func(ctx context.Context) (bool, error) {
 		var left []string
@@ -270,6 +293,58 @@ func (c *chaosRun) awaitKillMoment(r int, m killMoment, cl *chaosClaim) {
 	timeout := 3*chaosCreateDelay + waitTimeout/2
 	if err := pollQuickly(c.ctx, c.s, timeout, fmt.Sprintf("round %d: %s %s", r, cl.trial.name, m), cond); err != nil {
 		c.t.Errorf("%v; killing the sidecar anyway", err)
+	}
+}
+
+// killDuringUndo kills the sidecar again right after the driver deleted
+// the volume of the claim, which was deleted during its CreateVolume before
+// the sidecar came back, and restarts it after the round's down time. It
+// counts a hit if the claim was still held at the kill: its volume deleted,
+// its release not yet done. Without provisioning protection the claim is
+// gone at once and there is no undo to kill.
+func (c *chaosRun) killDuringUndo(r int, round chaosRound, cl *chaosClaim) {
+	t := c.t
+	c.undoRounds++
+	killed, err := killAfterDeleteVolume(c.ctx, c.s, waitTimeout, cl.volume, func(ctx context.Context) (bool, error) {
+		_, err := c.s.Client().CoreV1().PersistentVolumeClaims(chaosNamespace).Get(ctx, cl.trial.name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return true, nil
+		}
+		return false, err
+	})
+	if err != nil {
+		t.Errorf("round %d: %v", r, err)
+	}
+	waitErr := err
+	killedAt := time.Now()
+
+	l, err := readDeleteVolumeLog(c.s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	volumeDeleted := l.deleted[cl.volume] > 0
+	pvc, err := c.s.Client().CoreV1().PersistentVolumeClaims(chaosNamespace).Get(c.ctx, cl.trial.name, metav1.GetOptions{})
+	switch {
+	case !killed && waitErr != nil:
+		cl.atUndoKill = "not killed: no DeleteVolume came"
+	case !killed:
+		cl.atUndoKill = "not killed: the claim was let go without an undo"
+	case apierrors.IsNotFound(err):
+		cl.atUndoKill = fmt.Sprintf("claim already let go (volume deleted %v)", volumeDeleted)
+	case err != nil:
+		t.Fatalf("get PVC %s: %v", cl.trial.name, err)
+	case volumeDeleted && hasFinalizer(pvc, provisioningProtection):
+		c.undoHits++
+		cl.atUndoKill = fmt.Sprintf("volume deleted, claim still held (%s=%q)", abandonedVolume, pvc.Annotations[abandonedVolume])
+	default:
+		cl.atUndoKill = fmt.Sprintf("volume deleted %v, claim finalizers %v", volumeDeleted, pvc.Finalizers)
+	}
+	if !killed {
+		return
+	}
+	sleepUntil(killedAt.Add(round.down))
+	if err := c.s.Sidecar().Restart(c.ctx); err != nil {
+		t.Fatalf("round %d: restart the sidecar after the kill during the undo: %v", r, err)
 	}
 }
 
@@ -385,13 +460,15 @@ type chaosResult struct {
 	atKill map[string]int
 	// abandoned counts AbandonedVolumeDeleted events.
 	abandoned int
+	// undoRounds and undoHits are chaosRun's.
+	undoRounds, undoHits int
 }
 
 // account compares what the driver holds with the PVs, and lists the claims
 // that remain. Every claim was deleted, so every claim left is stuck.
 func (c *chaosRun) account() chaosResult {
 	t := c.t
-	res := chaosResult{claims: len(c.claims), atKill: map[string]int{}}
+	res := chaosResult{claims: len(c.claims), atKill: map[string]int{}, undoRounds: c.undoRounds, undoHits: c.undoHits}
 	byVolume := map[string]*chaosClaim{}
 	for _, cl := range c.claims {
 		byVolume[cl.volume] = cl
@@ -402,7 +479,11 @@ func (c *chaosRun) account() chaosResult {
 		if !ok {
 			return "no claim of this run"
 		}
-		return fmt.Sprintf("claim %s, killed %s: %s at the kill, deleted %s", cl.trial.name, cl.kill, cl.atKill, cl.deleted)
+		d := fmt.Sprintf("claim %s, killed %s: %s at the kill, deleted %s", cl.trial.name, cl.kill, cl.atKill, cl.deleted)
+		if cl.atUndoKill != "" {
+			d += "; at the kill during the undo: " + cl.atUndoKill
+		}
+		return d
 	}
 
 	claims, err := c.s.Client().CoreV1().PersistentVolumeClaims(chaosNamespace).List(c.ctx, metav1.ListOptions{})

@@ -67,6 +67,59 @@ func readCreateVolumeLog(s *framework.Stack) (createVolumeLog, error) {
 	return l, nil
 }
 
+// deleteVolumeLog is what the driver's log says about DeleteVolume, per
+// volume name. A request names a volume by its handle; the log's
+// CreateVolume outcomes tell which name each handle has.
+type deleteVolumeLog struct {
+	received map[string]int
+	// deleted counts "Deleted volume": how often a request removed the
+	// volume, which the driver logs once the backend no longer has it.
+	deleted map[string]int
+}
+
+var (
+	// volumeIDRE finds the handle in a CreateVolume outcome line.
+	volumeIDRE = regexp.MustCompile(`volumeID="([^"]+)"`)
+	// deleteRequestRE finds the handle in a DeleteVolume request line,
+	// where the request is JSON quoted once more.
+	deleteRequestRE = regexp.MustCompile(`\\"volume_id\\":\\"([^\\"]+)\\"`)
+)
+
+// readDeleteVolumeLog parses the driver's log, which must be written at
+// driverRequestVerbosity.
+func readDeleteVolumeLog(s *framework.Stack) (deleteVolumeLog, error) {
+	l := deleteVolumeLog{received: map[string]int{}, deleted: map[string]int{}}
+	data, err := os.ReadFile(s.Driver().LogFile())
+	if err != nil {
+		return l, fmt.Errorf("read driver log: %w", err)
+	}
+	nameOf := map[string]string{}
+	requests := map[string]int{}
+	for _, line := range strings.Split(string(data), "\n") {
+		switch {
+		case strings.Contains(line, `method="CreateVolume"`) && (strings.Contains(line, `"Created volume"`) || strings.Contains(line, `"Volume already exists"`)):
+			if m := volumeIDRE.FindStringSubmatch(line); m != nil {
+				nameOf[m[1]] = volumeNameRE.FindString(line)
+			}
+		case !strings.Contains(line, `method="DeleteVolume"`):
+		case strings.Contains(line, `"Request"`):
+			if m := deleteRequestRE.FindStringSubmatch(line); m != nil {
+				requests[m[1]]++
+			}
+		case strings.Contains(line, `"Deleted volume"`):
+			if name := volumeNameRE.FindString(line); name != "" {
+				l.deleted[name]++
+			}
+		}
+	}
+	for handle, n := range requests {
+		if name := nameOf[handle]; name != "" {
+			l.received[name] += n
+		}
+	}
+	return l, nil
+}
+
 // running lists the names with a CreateVolume still running in the backend.
 func (l createVolumeLog) running() []string {
 	var names []string

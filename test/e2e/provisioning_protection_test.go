@@ -4,9 +4,12 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -25,6 +28,9 @@ const (
 	reasonDeletionHeld     = "DeletionHeldForProvisioning"
 	reasonDeletionReleased = "DeletionReleasedByProvisioning"
 	reasonAbandonedVolume  = "AbandonedVolumeDeleted"
+	// abandonedVolume is recorded on a claim deleted during provisioning:
+	// the handle of the volume found for it, before that volume is deleted.
+	abandonedVolume = "provisioner.storage.kubernetes.io/abandoned-volume"
 )
 
 // A claim deleted while its CreateVolume runs is not let go: it stays
@@ -161,6 +167,140 @@ func TestRestartedSidecarDeletesVolumeOfClaimDeletedWhileItWasDown(t *testing.T)
 		t.Errorf("the backend made %d volumes named %s, want 1", len(ids), volume)
 	}
 	waitForMetric(ctx, t, s, metricsURL, metricAbandonedDeleted, "= 1", equals(1))
+}
+
+// A sidecar killed (SIGKILL) right after the driver deleted the volume it
+// found for a claim deleted during provisioning, before it let the claim go,
+// leaves the claim Terminating, held, with the handle of that volume
+// recorded on it. The next sidecar deletes that handle, which is already
+// gone, and lets the claim go; it never looks for the volume by name again,
+// which would have the backend make a second one. One backend volume was
+// ever made for the claim, and none is left.
+func TestKillDuringUndoDoesNotRecreateTheVolume(t *testing.T) {
+	ctx, s := startStack(t, framework.StackOptions{
+		Driver: framework.DriverOptions{
+			CreateDelay: 3 * time.Second,
+			// Time to stop the sidecar that sent the DeleteVolume before
+			// the reply reaches it.
+			DeleteDelay:          time.Second,
+			CreateOutlivesCaller: true,
+			Verbosity:            driverRequestVerbosity,
+		},
+	})
+	createStorageClass(ctx, t, s, "mock")
+	pvc := createClaim(ctx, t, s, "default", "undone", "mock")
+	volume := "pvc-" + string(pvc.UID)
+
+	waitForCreateVolumeReceived(ctx, t, s, volume)
+	if err := s.Sidecar().Kill(); err != nil {
+		t.Fatalf("kill the sidecar during CreateVolume: %v", err)
+	}
+	deleteClaim(ctx, t, s, "default", "undone")
+	if err := s.Sidecar().Restart(ctx); err != nil {
+		t.Fatalf("restart the sidecar: %v", err)
+	}
+
+	// The restarted sidecar finds the volume the backend finished and has
+	// the driver delete it; it dies right after.
+	if _, err := killAfterDeleteVolume(ctx, s, waitTimeout, volume, nil); err != nil {
+		t.Fatal(err)
+	}
+	held, err := s.Client().CoreV1().PersistentVolumeClaims("default").Get(ctx, "undone", metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		t.Fatalf("the claim was let go although the sidecar was killed before it had the reply to its DeleteVolume")
+	case err != nil:
+		t.Fatalf("get PVC default/undone: %v", err)
+	case !isTerminating(held) || !hasFinalizer(held, provisioningProtection):
+		t.Fatalf("the claim whose volume a killed sidecar deleted is not held: deletionTimestamp %v, finalizers %v; want Terminating with %s",
+			held.DeletionTimestamp, held.Finalizers, provisioningProtection)
+	}
+	st, err := s.DriverState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(st.Volumes); n != 0 {
+		t.Fatalf("the driver holds %d volume(s) after deleting %s, want 0", n, volume)
+	}
+	ids := backendVolumeIDs(st)[volume]
+	if len(ids) != 1 {
+		t.Fatalf("the backend made %d volumes named %s before the second kill, want 1", len(ids), volume)
+	}
+	if handle := held.Annotations[abandonedVolume]; !ids[handle] {
+		t.Errorf("the held claim records %s=%q, not the handle of the deleted volume %v", abandonedVolume, handle, slices.Collect(maps.Keys(ids)))
+	}
+	before, err := readCreateVolumeLog(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if err := s.Sidecar().Restart(ctx); err != nil {
+		t.Fatalf("restart the sidecar after the kill during the undo: %v", err)
+	}
+	waitForClaimGone(ctx, t, s, "default", "undone")
+	waitForDriverVolumes(ctx, t, s, 0)
+	if pvs := listPVs(ctx, t, s); len(pvs) != 0 {
+		t.Errorf("%d PV(s) exist for a claim that never got one, e.g. %s", len(pvs), pvs[0].Name)
+	}
+	after, err := readCreateVolumeLog(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := after.received[volume] - before.received[volume]; n != 0 {
+		t.Errorf("the sidecar restarted after the undo sent %d CreateVolume(s) for %s, whose volume it had already deleted", n, volume)
+	}
+	if st, err = s.DriverState(); err != nil {
+		t.Fatal(err)
+	}
+	if ids := backendVolumeIDs(st)[volume]; len(ids) != 1 || after.created[volume] != 1 {
+		t.Errorf("the backend made %d volume(s) named %s (%d %q in its log), want 1", len(ids), volume, after.created[volume], "Created volume")
+	}
+}
+
+// killAfterDeleteVolume kills the sidecar right after the driver deleted the
+// volume of the name, before the sidecar could act on the reply: it stops
+// the sidecar (SIGSTOP) as soon as the driver receives the DeleteVolume,
+// which the driver's DeleteDelay keeps from finishing at once, and kills it
+// (SIGKILL) once the driver logs "Deleted volume". While no DeleteVolume
+// has come, giveUp (if not nil) may tell that none will; then nothing is
+// stopped and it returns false. Once stopped, the sidecar is killed even if
+// the wait for the deletion fails.
+func killAfterDeleteVolume(ctx context.Context, s *framework.Stack, timeout time.Duration, name string, giveUp func(context.Context) (bool, error)) (bool, error) {
+	received := false
+	err := pollQuickly(ctx, s, timeout, "the driver to receive DeleteVolume for "+name, func(ctx context.Context) (bool, error) {
+		l, err := readDeleteVolumeLog(s)
+		if err != nil {
+			return false, err
+		}
+		if l.received[name] > 0 {
+			received = true
+			return true, nil
+		}
+		if giveUp == nil {
+			return false, fmt.Errorf("no DeleteVolume for %s yet", name)
+		}
+		return giveUp(ctx)
+	})
+	if err != nil {
+		return false, err
+	}
+	if !received {
+		return false, nil
+	}
+	if err := s.Sidecar().Signal(syscall.SIGSTOP); err != nil {
+		return false, fmt.Errorf("stop the sidecar during DeleteVolume: %w", err)
+	}
+	err = pollQuickly(ctx, s, timeout, "the driver to delete "+name, func(context.Context) (bool, error) {
+		l, err := readDeleteVolumeLog(s)
+		if err != nil {
+			return false, err
+		}
+		return l.deleted[name] > 0, fmt.Errorf("no %q for %s in the driver log yet", "Deleted volume", name)
+	})
+	if kerr := s.Sidecar().Kill(); kerr != nil {
+		return true, errors.Join(err, fmt.Errorf("kill the stopped sidecar: %w", kerr))
+	}
+	return true, err
 }
 
 // requireHeld fails the test unless the deleted claim is held: still there,
