@@ -1,0 +1,193 @@
+// Command provisioning-bench measures what provisioning protection costs:
+// it provisions and deletes a batch of claims with csi-provisioner's
+// ProvisioningProtection gate on and off, on the local control plane with
+// the mock CSI driver, and writes a markdown report (also printed) and the
+// raw results as JSON.
+//
+// Run it with `make bench` (BENCH_QUICK=1 for the short mode), which builds
+// the binaries and the control plane first.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"k8s.io/klog/v2"
+
+	"github.com/csi-protect/external-provisioner/test/bench"
+	"github.com/csi-protect/external-provisioner/test/e2e/framework"
+)
+
+// quickEnv selects the short mode, as `BENCH_QUICK=1 make bench`.
+const quickEnv = "BENCH_QUICK"
+
+// config is the command line.
+type config struct {
+	quick    bool
+	claims   int
+	runs     int
+	outDir   string
+	binDir   string
+	cpDir    string
+	keepWork bool
+	timeout  time.Duration
+	// sidecarArgs and kcmArgs replace the defaults' flags with the same
+	// name, to explore what limits throughput.
+	sidecarArgs listFlag
+	kcmArgs     listFlag
+}
+
+// listFlag collects a repeatable flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, " ") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+func main() {
+	klog.InitFlags(nil)
+	cfg := config{}
+	flag.BoolVar(&cfg.quick, "quick", os.Getenv(quickEnv) == "1", "short mode: 100 claims, 1 run per configuration (default from $"+quickEnv+"=1)")
+	flag.IntVar(&cfg.claims, "claims", 0, "claims per run (default 1000, quick 100)")
+	flag.IntVar(&cfg.runs, "runs", 0, "runs per configuration (default 3, quick 1)")
+	flag.StringVar(&cfg.outDir, "out-dir", "_output/bench", "folder for report.md and results.json; relative to the repository root")
+	flag.StringVar(&cfg.binDir, "bin-dir", "", "folder with csi-provisioner and mock-csi-driver (default: $"+framework.BinDirEnv+" or bin/)")
+	flag.StringVar(&cfg.cpDir, "control-plane-dir", "", "folder with etcd, kube-apiserver and kube-controller-manager (default: $"+framework.ControlPlaneDirEnv+" or _output/control-plane)")
+	flag.BoolVar(&cfg.keepWork, "keep-work-dirs", false, "keep every run's work folder (logs, audit log); a failed run's is always kept")
+	flag.Var(&cfg.sidecarArgs, "sidecar-arg", "a csi-provisioner flag for every configuration, replacing a default of the same name, e.g. --sidecar-arg=--kube-api-qps=1000 (repeatable)")
+	flag.Var(&cfg.kcmArgs, "kcm-arg", "a kube-controller-manager flag, replacing a default of the same name (repeatable)")
+	flag.DurationVar(&cfg.timeout, "timeout", 0, "limit for the whole benchmark (default 30m, quick 5m)")
+	flag.Parse()
+	if flag.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "provisioning-bench: unexpected arguments %q\n", flag.Args())
+		os.Exit(2)
+	}
+	os.Exit(run(cfg))
+}
+
+func (c config) options() bench.Options {
+	opts := bench.DefaultOptions()
+	if c.quick {
+		opts = bench.QuickOptions()
+	}
+	if c.claims > 0 {
+		opts.Claims = c.claims
+	}
+	if c.runs > 0 {
+		opts.Runs = c.runs
+	}
+	opts.SidecarArgs = bench.OverrideArgs(opts.SidecarArgs, c.sidecarArgs)
+	opts.KCMArgs = bench.OverrideArgs(opts.KCMArgs, c.kcmArgs)
+	opts.BinDir = c.binDir
+	opts.ControlPlaneDir = c.cpDir
+	opts.KeepWorkDirs = c.keepWork
+	opts.Progress = os.Stderr
+	return opts
+}
+
+func run(cfg config) int {
+	defer klog.Flush()
+	opts := cfg.options()
+	timeout := cfg.timeout
+	if timeout <= 0 {
+		timeout = 30 * time.Minute
+		if opts.Quick {
+			timeout = 5 * time.Minute
+		}
+	}
+	// Ctrl-C ends the benchmark through each stack's normal stop; the
+	// components are in their own process groups and do not see it.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("the benchmark's --timeout of %s ran out", timeout))
+	defer cancel()
+	ctx = klog.NewContext(ctx, klog.Background())
+
+	outDir, err := resolveOutDir(cfg.outDir)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "provisioning-bench: %v\n", err)
+		return 1
+	}
+	closeLog, err := logToFile(filepath.Join(outDir, "bench.log"))
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "provisioning-bench: %v\n", err)
+		return 1
+	}
+	defer closeLog()
+	rep, err := bench.Run(ctx, opts, invocation())
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "provisioning-bench: FAIL: %v\n", err)
+		return 1
+	}
+	md := rep.Markdown()
+	fmt.Print(md)
+	if err := writeOutputs(outDir, rep, md); err != nil {
+		fmt.Fprintf(os.Stderr, "provisioning-bench: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(os.Stderr, "provisioning-bench: report in %s\n", filepath.Join(outDir, "report.md"))
+	if rep.HasProblems() {
+		fmt.Fprintln(os.Stderr, "provisioning-bench: FAIL: some runs had errors (see the report)")
+		return 1
+	}
+	return 0
+}
+
+// invocation is how the benchmark was started, for the report: the make
+// target when make ran it, with the environment variable that changes what
+// it does, and the program's own arguments.
+func invocation() bench.Invocation {
+	inv := bench.Invocation{Program: strings.Join(append([]string{"provisioning-bench"}, os.Args[1:]...), " ")}
+	if os.Getenv("MAKELEVEL") != "" {
+		inv.Command = "make bench"
+		if v := os.Getenv(quickEnv); v != "" {
+			inv.Command = quickEnv + "=" + v + " " + inv.Command
+		}
+	}
+	return inv
+}
+
+func resolveOutDir(dir string) (string, error) {
+	if !filepath.IsAbs(dir) {
+		root, err := framework.RepoRoot()
+		if err != nil {
+			return "", err
+		}
+		dir = filepath.Join(root, dir)
+	}
+	return dir, os.MkdirAll(dir, 0o755)
+}
+
+// logToFile sends the program's own klog output (client-go's watch
+// warnings while the API server is saturated) to a file, so that the
+// progress lines on stderr stay readable.
+func logToFile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	klog.LogToStderr(false)
+	klog.SetOutput(f)
+	return func() {
+		klog.Flush()
+		_ = f.Close()
+	}, nil
+}
+
+func writeOutputs(dir string, rep *bench.Report, md string) error {
+	if err := os.WriteFile(filepath.Join(dir, "report.md"), []byte(md), 0o644); err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "results.json"), append(data, '\n'), 0o644)
+}

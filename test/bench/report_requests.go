@@ -1,0 +1,209 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// requestKeys lists every "verb resource" the sidecar used in a phase in
+// any run, writes first, then by resource and verb.
+func (r *Report) requestKeys(phase func(*RunResult) PhaseRequests) []string {
+	seen := map[string]bool{}
+	for _, v := range r.Variants {
+		for _, run := range v.Runs {
+			for k := range phase(run).Sidecar {
+				seen[k] = true
+			}
+		}
+	}
+	keys := make([]string, 0, len(seen))
+	for k := range seen {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		va, ra := splitKey(a)
+		vb, rb := splitKey(b)
+		if wa, wb := isWrite(va), isWrite(vb); wa != wb {
+			if wa {
+				return -1
+			}
+			return 1
+		}
+		if c := strings.Compare(ra, rb); c != 0 {
+			return c
+		}
+		return strings.Compare(va, vb)
+	})
+	return keys
+}
+
+func kind(verb string) string {
+	if isWrite(verb) {
+		return "write"
+	}
+	return "read"
+}
+
+// writeRequests is the table of the sidecar's requests per volume in a
+// phase, by verb and resource, each variant side by side.
+func (r *Report) writeRequests(b *strings.Builder, name string, phase func(*RunResult) PhaseRequests) {
+	fmt.Fprintf(b, "## Sidecar requests per volume, %s\n\n", name)
+	header := []string{"kind", "verb", "resource"}
+	for _, v := range r.Variants {
+		header = append(header, v.Variant.Name)
+	}
+	a, _ := r.pair()
+	if a != nil {
+		header = append(header, "difference")
+	}
+	t := &table{header: header, right: rightFrom(3, len(header))}
+	row := func(k, verb, res string, value func(*RunResult) float64) {
+		cells := []string{k, verb, res}
+		var med []float64
+		for _, v := range r.Variants {
+			s := v.spread(value)
+			med = append(med, s.Median)
+			cells = append(cells, fmtSpread(s, 2, ""))
+		}
+		if a != nil {
+			cells = append(cells, fmtDiff(zeroIfNaN(med[0])-zeroIfNaN(med[1]), 2))
+		}
+		t.add(cells...)
+	}
+	for _, key := range r.requestKeys(phase) {
+		verb, res := splitKey(key)
+		row(kind(verb), verb, "`"+res+"`", func(x *RunResult) float64 { return x.perVolume(phase(x).Sidecar[key]) })
+	}
+	row("**all writes**", "", "", func(x *RunResult) float64 { _, w := phase(x).SidecarTotals(); return x.perVolume(w) })
+	row("**all reads**", "", "", func(x *RunResult) float64 { n, w := phase(x).SidecarTotals(); return x.perVolume(n - w) })
+	row("**all**", "", "", func(x *RunResult) float64 { n, _ := phase(x).SidecarTotals(); return x.perVolume(n) })
+	t.write(b)
+
+	// The other clients, for scale: the sidecar is one of three writers.
+	fmt.Fprintf(b, "Other clients in the same phase, requests (writes) per volume: ")
+	var parts []string
+	for _, client := range []string{clientKCM, clientBench} {
+		var cells []string
+		for _, v := range r.Variants {
+			all := v.spread(func(x *RunResult) float64 { return x.perVolume(phase(x).Clients[client].Requests) })
+			w := v.spread(func(x *RunResult) float64 { return x.perVolume(phase(x).Clients[client].Writes) })
+			cells = append(cells, fmt.Sprintf("%.2f (%.2f) %s", all.Median, w.Median, v.Variant.Name))
+		}
+		parts = append(parts, client+" "+strings.Join(cells, ", "))
+	}
+	b.WriteString(strings.Join(parts, "; ") + ".\n\n")
+}
+
+func zeroIfNaN(f float64) float64 {
+	if math.IsNaN(f) {
+		return 0
+	}
+	return f
+}
+
+// writeExtraWrites puts the sidecar's writes per volume of both variants
+// side by side, each with what makes it, and says where provisioning
+// protection's own writes come from.
+func (r *Report) writeExtraWrites(b *strings.Builder) {
+	a, c := r.pair()
+	if a == nil {
+		return
+	}
+	b.WriteString("## Extra writes\n\n")
+	t := &table{
+		header: []string{"phase", "verb", "resource", a.Variant.Name, c.Variant.Name, "difference", "made by"},
+		right:  []bool{false, false, false, true, true, true, false},
+	}
+	for _, ph := range phases {
+		for _, key := range r.requestKeys(ph.get) {
+			verb, res := splitKey(key)
+			if !isWrite(verb) {
+				continue
+			}
+			sa, sc := a.requestsPerVolume(ph.get, key), c.requestsPerVolume(ph.get, key)
+			t.add(ph.name, verb, "`"+res+"`", fmtSpread(sa, 2, ""), fmtSpread(sc, 2, ""),
+				fmtDiff(zeroIfNaN(sa.Median)-zeroIfNaN(sc.Median), 2), writeSources[key])
+		}
+	}
+	t.write(b)
+	b.WriteString(extraWritesExplained)
+}
+
+// writeSources says which part of the sidecar makes each write.
+var writeSources = map[string]string{
+	finalizerWrites:                 "provisioning protection: finalizer on before `CreateVolume`, off once the PV exists",
+	"create persistentvolumes":      "the PV of the new volume",
+	"create events":                 "Provisioning and ProvisioningSucceeded events; fewer when client-go drops them (see below)",
+	"delete persistentvolumes":      "the provisioning library deleting the PV; more than once when its deletion runs twice (see [Errors](#errors))",
+	"patch persistentvolumes":       "the library removing its PV finalizer (`HonorPVReclaimPolicy`)",
+	"update persistentvolumeclaims": "the provisioning library (claim annotations)",
+}
+
+// extraWritesExplained says where provisioning protection's writes come
+// from in the sidecar, for the table above.
+const extraWritesExplained = "Provisioning protection's own writes are the two `patch persistentvolumeclaims` per volume. " +
+	"The first puts the `provisioner.storage.kubernetes.io/provisioning-protection` finalizer on the claim before the first `CreateVolume` (`protectClaim`, pkg/controller/provisioning_protection.go); `CreateVolume` waits for it, so it is on every claim's critical path. " +
+	"The second removes the finalizer once the claim's PV exists (the claim protection controller's `sync`, pkg/controller/protection_sync.go), off the critical path. " +
+	"Both are strategic-merge patches of `metadata.finalizers` without a resourceVersion precondition: neither needs a read first, and neither fails on a concurrent change of the claim (none did here: see [Errors](#errors)). " +
+	"Deleting a Bound claim needs no finalizer write, since the finalizer left when the PV appeared. " +
+	"Every other difference is not a write of the gate: `create events` differs because client-go's event broadcaster drops the events that overflow its queue of 1,000 (one goroutine sends them one at a time, so it falls behind when the API server is slow or the client throttled; both configurations record Provisioning and ProvisioningSucceeded for every claim), and `delete persistentvolumes` because how often the library's deletion runs twice is a race that varies from run to run.\n\n"
+
+// writeErrors lists the sidecar's non-2xx answers.
+func (r *Report) writeErrors(b *strings.Builder) {
+	b.WriteString("## Errors\n\n")
+	type key struct{ phase, req string }
+	counts := map[key][]int{}
+	var keys []key
+	for vi, v := range r.Variants {
+		for _, run := range v.Runs {
+			for _, ph := range []struct {
+				name string
+				m    map[string]int
+			}{{"provisioning", run.Provisioning.SidecarErrors}, {"deletion", run.Deletion.SidecarErrors}} {
+				for req, n := range ph.m {
+					k := key{ph.name, req}
+					if counts[k] == nil {
+						counts[k] = make([]int, len(r.Variants))
+						keys = append(keys, k)
+					}
+					counts[k][vi] += n
+				}
+			}
+		}
+	}
+	if len(keys) == 0 {
+		b.WriteString("The sidecar got no non-2xx answer.\n\n")
+	} else {
+		slices.SortFunc(keys, func(x, y key) int {
+			return strings.Compare(x.phase+x.req, y.phase+y.req)
+		})
+		header := []string{"phase", "request", "code"}
+		for _, v := range r.Variants {
+			header = append(header, fmt.Sprintf("%s (sum of %d runs)", v.Variant.Name, len(v.Runs)))
+		}
+		t := &table{header: header, right: rightFrom(2, len(header))}
+		for _, k := range keys {
+			i := strings.LastIndexByte(k.req, ' ')
+			cells := []string{k.phase, "`" + k.req[:i] + "`", k.req[i+1:]}
+			for _, n := range counts[k] {
+				cells = append(cells, fmt.Sprint(n))
+			}
+			t.add(cells...)
+		}
+		t.write(b)
+		b.WriteString("A 404 on `delete persistentvolumes` is the provisioning library's delete sequence, not provisioning protection: after `DeleteVolume` it DELETEs the PV, whose finalizers keep it, then patches its own finalizer off; the update the DELETE caused requeues the PV meanwhile, and the library runs the deletion again (another idempotent `DeleteVolume`, another DELETE), which finds the PV gone when kube-controller-manager's PV protection was quicker. That is also why deletion shows more than one `delete persistentvolumes` per volume, with the gate on and off alike.\n\n")
+	}
+	var problems []string
+	for _, v := range r.Variants {
+		for _, run := range v.Runs {
+			for _, p := range run.Problems {
+				problems = append(problems, fmt.Sprintf("- %s, run %d: %s", v.Variant.Name, run.Run, p))
+			}
+		}
+	}
+	if len(problems) > 0 {
+		b.WriteString("Runs with problems:\n\n" + strings.Join(problems, "\n") + "\n\n")
+	}
+}
