@@ -79,13 +79,14 @@ func (c *ProtectionController) sync(ctx context.Context, key string) error {
 // being deleted whose fate this process does not know, it asks the driver,
 // deleting any volume that was made for it.
 func (c *ProtectionController) provisioningOver(ctx context.Context, claim *v1.PersistentVolumeClaim) (bool, error) {
+	hasVolume := c.hasVolume(claim)
 	switch {
 	case claim.Status.Phase == v1.ClaimBound:
 		// The PV owns the volume now; its reclaim policy decides its fate.
 		return true, nil
-	case c.hasVolume(claim) && claim.DeletionTimestamp != nil:
+	case hasVolume && claim.DeletionTimestamp != nil:
 		return true, nil
-	case c.hasVolume(claim):
+	case hasVolume:
 		// Wait for the binder: patching the claim while it binds it would
 		// make the binder's writes conflict and retry. The claim update
 		// that marks it Bound requeues it.

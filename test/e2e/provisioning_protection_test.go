@@ -39,18 +39,7 @@ const (
 // In the end nothing is left: no claim, no PV, no volume.
 func TestDeletedClaimIsHeldWhileCreateVolumeRuns(t *testing.T) {
 	const createDelay = 4 * time.Second
-	httpFlag, metricsURL := metricsEndpoint(t)
-	ctx, s := startStack(t, framework.StackOptions{
-		Driver: framework.DriverOptions{
-			CreateDelay:          createDelay,
-			CreateOutlivesCaller: true,
-			Verbosity:            driverRequestVerbosity,
-		},
-		Sidecar: framework.SidecarOptions{ExtraArgs: []string{httpFlag}},
-	})
-	createStorageClass(ctx, t, s, "mock")
-	pvc := createClaim(ctx, t, s, "default", "held", "mock")
-	volume := "pvc-" + string(pvc.UID)
+	ctx, s, metricsURL, volume := startSlowBackendClaim(t, createDelay, "held")
 
 	waitForCreateVolumeReceived(ctx, t, s, volume)
 	if got := getClaim(ctx, t, s, "default", "held"); !hasFinalizer(got, provisioningProtection) {
@@ -120,18 +109,7 @@ func TestDeletedClaimIsHeldWhileCreateVolumeRuns(t *testing.T) {
 // go. Zero volumes are left.
 func TestRestartedSidecarDeletesVolumeOfClaimDeletedWhileItWasDown(t *testing.T) {
 	const createDelay = 3 * time.Second
-	httpFlag, metricsURL := metricsEndpoint(t)
-	ctx, s := startStack(t, framework.StackOptions{
-		Driver: framework.DriverOptions{
-			CreateDelay:          createDelay,
-			CreateOutlivesCaller: true,
-			Verbosity:            driverRequestVerbosity,
-		},
-		Sidecar: framework.SidecarOptions{ExtraArgs: []string{httpFlag}},
-	})
-	createStorageClass(ctx, t, s, "mock")
-	pvc := createClaim(ctx, t, s, "default", "orphaned", "mock")
-	volume := "pvc-" + string(pvc.UID)
+	ctx, s, metricsURL, volume := startSlowBackendClaim(t, createDelay, "orphaned")
 
 	waitForCreateVolumeReceived(ctx, t, s, volume)
 	if err := s.Sidecar().Kill(); err != nil {
@@ -328,4 +306,23 @@ func isTerminating(pvc *corev1.PersistentVolumeClaim) bool {
 
 func hasFinalizer(pvc *corev1.PersistentVolumeClaim, finalizer string) bool {
 	return slices.Contains(pvc.Finalizers, finalizer)
+}
+
+// startSlowBackendClaim starts a stack whose backend takes createDelay to make
+// a volume and finishes it even when the caller is gone, with the sidecar's
+// metrics served, and creates one claim; it returns the claim's volume name.
+func startSlowBackendClaim(t *testing.T, createDelay time.Duration, name string) (context.Context, *framework.Stack, string, string) {
+	t.Helper()
+	httpFlag, metricsURL := metricsEndpoint(t)
+	ctx, s := startStack(t, framework.StackOptions{
+		Driver: framework.DriverOptions{
+			CreateDelay:          createDelay,
+			CreateOutlivesCaller: true,
+			Verbosity:            driverRequestVerbosity,
+		},
+		Sidecar: framework.SidecarOptions{ExtraArgs: []string{httpFlag}},
+	})
+	createStorageClass(ctx, t, s, "mock")
+	pvc := createClaim(ctx, t, s, "default", name, "mock")
+	return ctx, s, metricsURL, "pvc-" + string(pvc.UID)
 }
