@@ -45,8 +45,8 @@ func run(ctx context.Context, cfg *config) error {
 	identity := newIdentity(driver.Name)
 	logger.Info("Detected CSI driver", "identity", identity)
 
-	recorder, stopEvents := newEventRecorder(ctx, clients.core)
-	defer stopEvents()
+	recorder := newEventRecorder(ctx, clients.core)
+	defer recorder.stop()
 
 	ctrls, err := newControllers(ctx, controllersOptions{
 		Config:        cfg,
@@ -62,6 +62,7 @@ func run(ctx context.Context, cfg *config) error {
 	if err != nil {
 		return err
 	}
+	recorder.start()
 
 	address := cfg.httpAddress()
 	mux := newMux(muxOptions{Metrics: metricsManager, MetricsPath: cfg.metricsPath, EnablePprof: cfg.enablePprof})

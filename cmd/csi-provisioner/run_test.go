@@ -4,10 +4,37 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
 )
+
+const childProcessEnv = "CSI_PROVISIONER_TEST_CHILD"
+
+// Tests that get as far as creating the controllers run in a child process
+// each, as the sidecar runs once per process: the provisioning library
+// writes to client-go's shared scheme whenever it is created, and goroutines
+// a previous run leaves behind for a moment (a LIST in flight) or for good
+// (the leader election) read that scheme.
+//
+// inChildProcess reports whether the calling test runs in a child process
+// of the test binary. Called in the parent, it runs the test in a child,
+// fails if the child fails, and returns false.
+func inChildProcess(t *testing.T) bool {
+	t.Helper()
+	if os.Getenv(childProcessEnv) == t.Name() {
+		return true
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.v")
+	cmd.Env = append(os.Environ(), childProcessEnv+"="+t.Name())
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: "+t.Name()) {
+		t.Errorf("%s in a child process: %v\n%s", t.Name(), err, out)
+	}
+	return false
+}
 
 // get returns the status and body of url, or 0 if it cannot be reached.
 func get(url string) (int, string) {
@@ -71,6 +98,9 @@ func startRun(t *testing.T, api *fakeAPIServer, d *fakeDriver, args ...string) f
 }
 
 func TestRunServesAndStopsCleanly(t *testing.T) {
+	if !inChildProcess(t) {
+		return
+	}
 	api := newFakeAPIServer(t)
 	addr := freeAddress(t)
 	stop := startRun(t, api, provisioningDriver(), "--http-endpoint="+addr, "--enable-pprof")
@@ -113,6 +143,9 @@ func TestRunServesAndStopsCleanly(t *testing.T) {
 // says attachRequired=false, so they are watched even for a driver that
 // does not attach.
 func TestRunWatchesAttachmentsForEveryDriver(t *testing.T) {
+	if !inChildProcess(t) {
+		return
+	}
 	api := newFakeAPIServer(t)
 	stop := startRun(t, api, provisioningDriver())
 
@@ -123,10 +156,13 @@ func TestRunWatchesAttachmentsForEveryDriver(t *testing.T) {
 }
 
 func TestRunWithLeaderElection(t *testing.T) {
+	if !inChildProcess(t) {
+		return
+	}
 	api := newFakeAPIServer(t)
 	// The election keeps renewing in the background after run returns (the
-	// process would exit next); losing the API server would end the test
-	// binary once the renew deadline passes.
+	// process would exit next); losing the API server would end the process
+	// once the renew deadline passes, before the test reports.
 	api.keepOpen = true
 	addr := freeAddress(t)
 	stop := startRun(t, api, provisioningDriver(), "--leader-election", "--leader-election-namespace=test", "--http-endpoint="+addr)
@@ -157,6 +193,9 @@ func TestRunRefusesDriverWithoutProvisioning(t *testing.T) {
 }
 
 func TestRunFailsOnBusyHTTPAddress(t *testing.T) {
+	if !inChildProcess(t) {
+		return
+	}
 	api := newFakeAPIServer(t)
 	busy := strings.TrimPrefix(api.URL, "http://")
 	stop := startRun(t, api, provisioningDriver(), "--http-endpoint="+busy)
