@@ -57,6 +57,6 @@ BENCH_DIR ?= _output/bench
 
 # BENCH_QUICK=1 is read by the program itself; extra flags go in BENCH_ARGS,
 # e.g. BENCH_ARGS="--runs=5 --keep-work-dirs".
-## bench: what provisioning protection costs: 1,000 claims provisioned and deleted with the gate on and off, 3 runs each (BENCH_QUICK=1: 100 claims, 1 run); report in $(BENCH_DIR)/report.md
+## bench: what provisioning protection costs (1,000 claims provisioned and deleted with the gate on and off) and PVC protection against kube-controller-manager's (1,000 claims deleted among 3,000 pods), 3 runs each (BENCH_QUICK=1: a tenth, 1 run); reports in $(BENCH_DIR)/report.md and pvc-protection.md
 bench: build e2e-tools
 	BIN_DIR=$(BIN_DIR) CONTROL_PLANE_DIR=$(CONTROL_PLANE_DIR) go run ./test/bench/cmd/provisioning-bench --out-dir=$(BENCH_DIR) $(BENCH_ARGS)

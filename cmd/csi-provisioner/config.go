@@ -38,8 +38,12 @@ type config struct {
 
 	workerThreads            uint
 	cloningProtectionThreads uint
-	retryIntervalStart       time.Duration
-	retryIntervalMax         time.Duration
+	// Flags of this project, not upstream's: the PV and PVC protection
+	// controllers (gates PVProtection and PVCProtection).
+	protectionThreads  uint
+	protectionScope    string
+	retryIntervalStart time.Duration
+	retryIntervalMax   time.Duration
 
 	volumeNamePrefix          string
 	volumeNameUUIDLength      int
@@ -82,6 +86,8 @@ const (
 	defaultMetricsPath        = "/metrics"
 	defaultWorkerThreads      = 100
 	defaultCloningThreads     = 1
+	defaultProtectionThreads  = 4
+	defaultProtectionScope    = protectionScopeDriver
 	defaultRetryIntervalStart = time.Second
 	defaultRetryIntervalMax   = 5 * time.Minute
 	defaultVolumeNamePrefix   = "pvc"
@@ -138,6 +144,12 @@ func (c *config) validate() []error {
 	}
 	if c.cloningProtectionThreads == 0 {
 		add("--cloning-protection-threads must be at least 1")
+	}
+	if c.protectionThreads == 0 {
+		add("--protection-threads must be at least 1")
+	}
+	if c.protectionScope != protectionScopeDriver && c.protectionScope != protectionScopeAll {
+		add("--protection-scope must be %q or %q, got %q", protectionScopeDriver, protectionScopeAll, c.protectionScope)
 	}
 	if c.retryIntervalStart <= 0 {
 		add("--retry-interval-start must be positive, got %s", c.retryIntervalStart)
@@ -237,3 +249,14 @@ func (c *config) validateLeaderElection() []error {
 	}
 	return errs
 }
+
+// Values of --protection-scope: the objects the PV and PVC protection
+// controllers look after.
+const (
+	// protectionScopeDriver: PVs of this driver and the claims it
+	// provisions.
+	protectionScopeDriver = "driver"
+	// protectionScopeAll: every PV and claim, as kube-controller-manager's
+	// controllers do.
+	protectionScopeAll = "all"
+)

@@ -23,6 +23,8 @@ import (
 	"github.com/csi-protect/external-provisioner/pkg/controller"
 	"github.com/csi-protect/external-provisioner/pkg/csiconn"
 	"github.com/csi-protect/external-provisioner/pkg/features"
+	"github.com/csi-protect/external-provisioner/pkg/pvcprotection"
+	"github.com/csi-protect/external-provisioner/pkg/pvprotection"
 )
 
 // controllersOptions is what the controllers are built from.
@@ -34,8 +36,11 @@ type controllersOptions struct {
 	Identity      string
 	EventRecorder record.EventRecorder
 	Metrics       libmetrics.Metrics
-	// ProtectionMetrics are registered by the caller.
-	ProtectionMetrics *controller.ProtectionMetrics
+	// ProtectionMetrics, PVProtectionMetrics and PVCProtectionMetrics are
+	// registered by the caller.
+	ProtectionMetrics    *controller.ProtectionMetrics
+	PVProtectionMetrics  *pvprotection.Metrics
+	PVCProtectionMetrics *pvcprotection.Metrics
 }
 
 // controllers are the provisioning and claim protection controllers and
@@ -45,6 +50,11 @@ type controllers struct {
 	provisioning      *libcontroller.ProvisionController
 	protection        *controller.ProtectionController
 	protectionThreads int
+
+	// pvProtection and pvcProtection are nil unless their gate is on.
+	pvProtection            *pvprotection.Controller
+	pvcProtection           *pvcprotection.Controller
+	volumeProtectionThreads int
 }
 
 // featuresFrom reads the gates once; the controllers never see the gate.
@@ -157,12 +167,62 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 		return nil, fmt.Errorf("creating claim protection controller: %w", err)
 	}
 
-	return &controllers{
-		factory:           factory,
-		provisioning:      provisioning,
-		protection:        protection,
-		protectionThreads: int(cfg.cloningProtectionThreads),
-	}, nil
+	ctrls := &controllers{
+		factory:                 factory,
+		provisioning:            provisioning,
+		protection:              protection,
+		protectionThreads:       int(cfg.cloningProtectionThreads),
+		volumeProtectionThreads: int(cfg.protectionThreads),
+	}
+	if err := ctrls.addVolumeProtection(logger, o, factory); err != nil {
+		return nil, err
+	}
+	return ctrls, nil
+}
+
+// addVolumeProtection builds the PV and PVC protection controllers whose
+// gates are on. Pods are watched only for PVC protection.
+func (c *controllers) addVolumeProtection(logger klog.Logger, o controllersOptions, factory informers.SharedInformerFactory) error {
+	cfg := o.Config
+	allObjects := cfg.protectionScope == protectionScopeAll
+	limiter := func() workqueue.TypedRateLimiter[string] {
+		return workqueue.NewTypedItemExponentialFailureRateLimiter[string](cfg.retryIntervalStart, cfg.retryIntervalMax)
+	}
+	if cfg.gates.Enabled(features.PVProtection) {
+		logger.Info("PV protection is on", "scope", cfg.protectionScope)
+		ctrl, err := pvprotection.New(pvprotection.Options{
+			Client:         o.Client,
+			VolumeInformer: factory.Core().V1().PersistentVolumes(),
+			DriverName:     o.Driver.Name,
+			AllVolumes:     allObjects,
+			EventRecorder:  o.EventRecorder,
+			Metrics:        o.PVProtectionMetrics,
+			RateLimiter:    limiter(),
+		})
+		if err != nil {
+			return fmt.Errorf("creating PV protection controller: %w", err)
+		}
+		c.pvProtection = ctrl
+	}
+	if cfg.gates.Enabled(features.PVCProtection) {
+		logger.Info("PVC protection is on", "scope", cfg.protectionScope)
+		ctrl, err := pvcprotection.New(pvcprotection.Options{
+			Client:        o.Client,
+			ClaimInformer: factory.Core().V1().PersistentVolumeClaims(),
+			PodInformer:   factory.Core().V1().Pods(),
+			ClassLister:   factory.Storage().V1().StorageClasses().Lister(),
+			DriverName:    o.Driver.Name,
+			AllClaims:     allObjects,
+			EventRecorder: o.EventRecorder,
+			Metrics:       o.PVCProtectionMetrics,
+			RateLimiter:   limiter(),
+		})
+		if err != nil {
+			return fmt.Errorf("creating PVC protection controller: %w", err)
+		}
+		c.pvcProtection = ctrl
+	}
+	return nil
 }
 
 // run starts the informers and controllers and blocks until ctx is done and
@@ -182,6 +242,12 @@ func (c *controllers) run(ctx context.Context) {
 
 	var wg sync.WaitGroup
 	wg.Go(func() { c.protection.Run(ctx, c.protectionThreads) })
+	if c.pvProtection != nil {
+		wg.Go(func() { c.pvProtection.Run(ctx, c.volumeProtectionThreads) })
+	}
+	if c.pvcProtection != nil {
+		wg.Go(func() { c.pvcProtection.Run(ctx, c.volumeProtectionThreads) })
+	}
 	c.provisioning.Run(ctx)
 	wg.Wait()
 	logger.Info("Controllers stopped")

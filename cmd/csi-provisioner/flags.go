@@ -117,6 +117,8 @@ func newFlagSet(cfg *config) *flag.FlagSet {
 	fs.UintVar(&cfg.workerThreads, "worker-threads", defaultWorkerThreads, "Number of provisioner worker threads, in other words nr. of simultaneous CSI calls.")
 	fs.UintVar(&cfg.cloningProtectionThreads, "cloning-protection-threads", defaultCloningThreads, "Number of simultaneously running threads, handling cloning finalizer removal")
 	fs.UintVar(&cfg.capacityThreads, "capacity-threads", defaultCapacityThreads, "Number of simultaneously running threads, handling CSIStorageCapacity objects")
+	fs.UintVar(&cfg.protectionThreads, "protection-threads", defaultProtectionThreads, "Number of simultaneously running threads of each of the PV and PVC protection controllers (feature gates PVProtection, PVCProtection).")
+	fs.StringVar(&cfg.protectionScope, "protection-scope", defaultProtectionScope, "Objects the PV and PVC protection controllers look after: \"driver\" for the PVs of this driver and the claims it provisions, \"all\" for every PV and claim.")
 	fs.DurationVar(&cfg.timeout, "timeout", defaultTimeout, "Timeout for waiting for volume operation (creation, deletion, capacity queries)")
 
 	fs.BoolVar(&cfg.leaderElection, "leader-election", false, "Enables leader election. If leader election is enabled, additional RBAC rules are required. Please refer to the Kubernetes CSI documentation for instructions on setting up these RBAC rules.")

@@ -57,6 +57,14 @@ var upstreamDefaults = map[string]string{
 	"feature-gates":                     "",
 }
 
+// ownDefaults are this project's flags, which upstream does not have. Each
+// only tunes a feature that is off unless its gate is turned on, so an
+// upstream command line keeps its meaning.
+var ownDefaults = map[string]string{
+	"protection-threads": "4",
+	"protection-scope":   "driver",
+}
+
 func klogFlagNames() map[string]bool {
 	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
 	klog.InitFlags(fs)
@@ -79,9 +87,16 @@ func TestFlagSetMatchesUpstream(t *testing.T) {
 			t.Errorf("--%s default %q, upstream %q", name, f.DefValue, def)
 		}
 	}
+	for name, def := range ownDefaults {
+		if f := fs.Lookup(name); f == nil || f.DefValue != def {
+			t.Errorf("--%s: got %v, want default %q", name, f, def)
+		}
+	}
 	fs.VisitAll(func(f *flag.Flag) {
-		if _, ok := upstreamDefaults[f.Name]; !ok && !klogFlags[f.Name] {
-			t.Errorf("--%s is not an upstream flag", f.Name)
+		_, upstream := upstreamDefaults[f.Name]
+		_, own := ownDefaults[f.Name]
+		if !upstream && !own && !klogFlags[f.Name] {
+			t.Errorf("--%s is neither an upstream flag nor one of ours", f.Name)
 		}
 	})
 	for _, name := range []string{"v", "vmodule", "logtostderr", "log_file"} {
@@ -107,6 +122,8 @@ func TestDefaults(t *testing.T) {
 		metricsPath:                    "/metrics",
 		workerThreads:                  100,
 		cloningProtectionThreads:       1,
+		protectionThreads:              4,
+		protectionScope:                "driver",
 		retryIntervalStart:             time.Second,
 		retryIntervalMax:               5 * time.Minute,
 		volumeNamePrefix:               "pvc",
@@ -308,7 +325,9 @@ func TestBadValues(t *testing.T) {
 		{[]string{"--leader-election=maybe"}, "--leader-election"},
 		{[]string{"--feature-gates=NoSuchGate=true"}, "NoSuchGate"},
 		{[]string{"--feature-gates=Topology"}, "Topology"},
-		{[]string{"--feature-gates=PVProtection=true"}, "PVProtection"},
+		{[]string{"--feature-gates=LocalVolumeCleanup=true"}, "LocalVolumeCleanup"},
+		{[]string{"--protection-threads=0"}, "--protection-threads"},
+		{[]string{"--protection-scope=cluster"}, "--protection-scope"},
 		{[]string{"--feature-gates=VolumeAttributesClass=true"}, "VolumeAttributesClass"},
 		{[]string{"--feature-gates=CrossNamespaceVolumeDataSource=true"}, "CrossNamespaceVolumeDataSource"},
 		{[]string{"--bogus"}, "--bogus"},

@@ -10,6 +10,8 @@ import (
 	libmetrics "sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller/metrics"
 
 	"github.com/csi-protect/external-provisioner/pkg/controller"
+	"github.com/csi-protect/external-provisioner/pkg/pvcprotection"
+	"github.com/csi-protect/external-provisioner/pkg/pvprotection"
 )
 
 // newMetricsManager returns the CSI call metrics manager. Its handler also
@@ -46,6 +48,22 @@ var libMetrics = sync.OnceValue(func() libmetrics.Metrics {
 // once in the legacy registry.
 var protectionMetrics = sync.OnceValue(func() *controller.ProtectionMetrics {
 	m := controller.NewProtectionMetrics()
+	legacyregistry.MustRegister(m.Registerables()...)
+	return m
+})
+
+// pvProtectionMetrics and pvcProtectionMetrics are the PV and PVC
+// protection metrics, registered once in the legacy registry. They are
+// served even while their gate is off, at zero, so dashboards need not
+// know the gates.
+var pvProtectionMetrics = sync.OnceValue(func() *pvprotection.Metrics {
+	m := pvprotection.NewMetrics()
+	legacyregistry.MustRegister(m.Registerables()...)
+	return m
+})
+
+var pvcProtectionMetrics = sync.OnceValue(func() *pvcprotection.Metrics {
+	m := pvcprotection.NewMetrics()
 	legacyregistry.MustRegister(m.Registerables()...)
 	return m
 })

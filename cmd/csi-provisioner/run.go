@@ -57,7 +57,9 @@ func run(ctx context.Context, cfg *config) error {
 		EventRecorder: recorder,
 		Metrics:       libMetrics(),
 
-		ProtectionMetrics: protectionMetrics(),
+		ProtectionMetrics:    protectionMetrics(),
+		PVProtectionMetrics:  pvProtectionMetrics(),
+		PVCProtectionMetrics: pvcProtectionMetrics(),
 	})
 	if err != nil {
 		return err

@@ -36,10 +36,12 @@ const (
 	// ProvisioningProtection protects volumes whose provisioning is in flight.
 	ProvisioningProtection featuregate.Feature = "ProvisioningProtection"
 
-	// PVProtection protects provisioned PersistentVolumes from premature removal.
+	// PVProtection keeps a PersistentVolume from being removed while it is
+	// Bound (finalizer kubernetes.io/pv-protection).
 	PVProtection featuregate.Feature = "PVProtection"
 
-	// PVCProtection protects claims whose volumes are still being handled.
+	// PVCProtection keeps a claim from being removed while a pod that may
+	// still use it exists (finalizer kubernetes.io/pvc-protection).
 	PVCProtection featuregate.Feature = "PVCProtection"
 
 	// LocalVolumeCleanup cleans up volumes on node-local storage.
@@ -65,8 +67,6 @@ var specs = map[featuregate.Feature]featuregate.FeatureSpec{
 // but Validate refuses to let them be on. Remove an entry when its feature
 // lands.
 var NotBuilt = []featuregate.Feature{
-	PVProtection,
-	PVCProtection,
 	LocalVolumeCleanup,
 	CrossNamespaceVolumeDataSource,
 	VolumeAttributesClass,

@@ -23,6 +23,10 @@ import (
 // RBACManifest is the sidecar's shipped RBAC, relative to the repository root.
 const RBACManifest = "deploy/kubernetes/rbac.yaml"
 
+// VolumeProtectionRBACManifest is the extra RBAC of the PVC protection
+// controller.
+const VolumeProtectionRBACManifest = "deploy/kubernetes/rbac-volume-protection.yaml"
+
 // ServiceAccountKubeconfigOptions configures Cluster.ServiceAccountKubeconfig.
 type ServiceAccountKubeconfigOptions struct {
 	Namespace string
@@ -65,6 +69,10 @@ func (c *Cluster) ServiceAccountKubeconfig(ctx context.Context, opts ServiceAcco
 type RBACOptions struct {
 	// ManifestPath defaults to RBACManifest in the repository.
 	ManifestPath string
+	// ExtraManifests are applied after it, e.g. VolumeProtectionRBACManifest
+	// for a sidecar with PVC protection on. Relative paths are relative to
+	// the repository root.
+	ExtraManifests []string
 	// Namespace to install the ServiceAccount, Roles and bindings into.
 	// Defaults to the manifest's own ("default"). ClusterRoleBindings are
 	// cluster-wide, so one namespace per cluster is the intended use.
@@ -107,6 +115,20 @@ func (c *Cluster) InstallRBAC(ctx context.Context, opts RBACOptions) (*RBACInsta
 	objs, err := ApplyManifests(ctx, c.restConfig, ManifestOptions{Path: opts.ManifestPath, Namespace: opts.Namespace})
 	if err != nil {
 		return nil, err
+	}
+	for _, path := range opts.ExtraManifests {
+		if !filepath.IsAbs(path) {
+			root, err := RepoRoot()
+			if err != nil {
+				return nil, err
+			}
+			path = filepath.Join(root, path)
+		}
+		extra, err := ApplyManifests(ctx, c.restConfig, ManifestOptions{Path: path, Namespace: opts.Namespace})
+		if err != nil {
+			return nil, err
+		}
+		objs = append(objs, extra...)
 	}
 	var accounts []*unstructured.Unstructured
 	for _, o := range objs {

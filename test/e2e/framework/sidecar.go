@@ -30,6 +30,9 @@ type SidecarOptions struct {
 	// ExtraArgs are appended to the flags above, e.g. "--strict-topology"
 	// or "--retry-interval-max=2s".
 	ExtraArgs []string
+	// ExtraRBACManifests are installed with the shipped RBAC, e.g.
+	// VolumeProtectionRBACManifest for a sidecar with PVC protection on.
+	ExtraRBACManifests []string
 }
 
 // LeaderElectionOptions are the Lease timings. The defaults are far below
@@ -101,6 +104,7 @@ func (s *Stack) startSidecars(ctx context.Context, opts SidecarOptions) error {
 	if !opts.AsAdmin {
 		install, err := s.cluster.InstallRBAC(ctx, RBACOptions{
 			Namespace:      s.namespace,
+			ExtraManifests: opts.ExtraRBACManifests,
 			KubeconfigPath: filepath.Join(s.workDir, "csi-provisioner.kubeconfig"),
 		})
 		if err != nil {

@@ -2,7 +2,9 @@
 // it provisions and deletes a batch of claims with csi-provisioner's
 // ProvisioningProtection gate on and off, on the local control plane with
 // the mock CSI driver, and writes a markdown report (also printed) and the
-// raw results as JSON.
+// raw results as JSON. It then compares the sidecar's PVC protection
+// controller with kube-controller-manager's on a batch of claim deletions
+// (pvc-protection.md and pvc-protection.json).
 //
 // Run it with `make bench` (BENCH_QUICK=1 for the short mode), which builds
 // the binaries and the control plane first.
@@ -11,6 +13,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -39,6 +42,8 @@ type config struct {
 	cpDir    string
 	keepWork bool
 	timeout  time.Duration
+	// suites are the benchmarks to run.
+	suites string
 	// sidecarArgs and kcmArgs replace the defaults' flags with the same
 	// name, to explore what limits throughput.
 	sidecarArgs listFlag
@@ -63,7 +68,8 @@ func main() {
 	flag.BoolVar(&cfg.keepWork, "keep-work-dirs", false, "keep every run's work folder (logs, audit log); a failed run's is always kept")
 	flag.Var(&cfg.sidecarArgs, "sidecar-arg", "a csi-provisioner flag for every configuration, replacing a default of the same name, e.g. --sidecar-arg=--kube-api-qps=1000 (repeatable)")
 	flag.Var(&cfg.kcmArgs, "kcm-arg", "a kube-controller-manager flag, replacing a default of the same name (repeatable)")
-	flag.DurationVar(&cfg.timeout, "timeout", 0, "limit for the whole benchmark (default 30m, quick 5m)")
+	flag.DurationVar(&cfg.timeout, "timeout", 0, "limit for the whole benchmark (default 40m, quick 8m)")
+	flag.StringVar(&cfg.suites, "suites", "provisioning,pvc-protection", "benchmarks to run, comma-separated: provisioning, pvc-protection")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "provisioning-bench: unexpected arguments %q\n", flag.Args())
@@ -97,9 +103,9 @@ func run(cfg config) int {
 	opts := cfg.options()
 	timeout := cfg.timeout
 	if timeout <= 0 {
-		timeout = 30 * time.Minute
+		timeout = 40 * time.Minute
 		if opts.Quick {
-			timeout = 5 * time.Minute
+			timeout = 8 * time.Minute
 		}
 	}
 	// Ctrl-C ends the benchmark through each stack's normal stop; the
@@ -121,23 +127,67 @@ func run(cfg config) int {
 		return 1
 	}
 	defer closeLog()
+	status := 0
+	for _, suite := range strings.Split(cfg.suites, ",") {
+		var err error
+		switch suite {
+		case "provisioning":
+			err = runProvisioning(ctx, opts, outDir)
+		case "pvc-protection":
+			err = runClaimDeletion(ctx, cfg, outDir)
+		default:
+			err = fmt.Errorf("unknown suite %q", suite)
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "provisioning-bench: FAIL: %v\n", err)
+			status = 1
+		}
+	}
+	return status
+}
+
+func runProvisioning(ctx context.Context, opts bench.Options, outDir string) error {
 	rep, err := bench.Run(ctx, opts, invocation())
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "provisioning-bench: FAIL: %v\n", err)
-		return 1
+		return err
 	}
 	md := rep.Markdown()
 	fmt.Print(md)
-	if err := writeOutputs(outDir, rep, md); err != nil {
-		fmt.Fprintf(os.Stderr, "provisioning-bench: %v\n", err)
-		return 1
+	if err := writeOutputs(outDir, "report", rep, md); err != nil {
+		return err
 	}
 	fmt.Fprintf(os.Stderr, "provisioning-bench: report in %s\n", filepath.Join(outDir, "report.md"))
 	if rep.HasProblems() {
-		fmt.Fprintln(os.Stderr, "provisioning-bench: FAIL: some runs had errors (see the report)")
-		return 1
+		return errors.New("some provisioning runs had errors (see the report)")
 	}
-	return 0
+	return nil
+}
+
+func runClaimDeletion(ctx context.Context, cfg config, outDir string) error {
+	opts := bench.DefaultDeletionOptions()
+	if cfg.quick {
+		opts = bench.QuickDeletionOptions()
+	}
+	if cfg.runs > 0 {
+		opts.Runs = cfg.runs
+	}
+	opts.KCMArgs = bench.OverrideArgs(opts.KCMArgs, cfg.kcmArgs)
+	opts.SidecarArgs = bench.OverrideArgs(opts.SidecarArgs, cfg.sidecarArgs)
+	opts.BinDir, opts.ControlPlaneDir, opts.KeepWorkDirs, opts.Progress = cfg.binDir, cfg.cpDir, cfg.keepWork, os.Stderr
+	rep, err := bench.RunClaimDeletion(ctx, opts, invocation())
+	if err != nil {
+		return err
+	}
+	md := rep.Markdown()
+	fmt.Print(md)
+	if err := writeOutputs(outDir, "pvc-protection", rep, md); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "provisioning-bench: report in %s\n", filepath.Join(outDir, "pvc-protection.md"))
+	if rep.HasProblems() {
+		return errors.New("some PVC protection runs had errors (see the report)")
+	}
+	return nil
 }
 
 // invocation is how the benchmark was started, for the report: the make
@@ -181,13 +231,16 @@ func logToFile(path string) (func(), error) {
 	}, nil
 }
 
-func writeOutputs(dir string, rep *bench.Report, md string) error {
-	if err := os.WriteFile(filepath.Join(dir, "report.md"), []byte(md), 0o644); err != nil {
+func writeOutputs(dir, name string, rep any, md string) error {
+	if err := os.WriteFile(filepath.Join(dir, name+".md"), []byte(md), 0o644); err != nil {
 		return err
 	}
 	data, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "results.json"), append(data, '\n'), 0o644)
+	if name == "report" {
+		name = "results"
+	}
+	return os.WriteFile(filepath.Join(dir, name+".json"), append(data, '\n'), 0o644)
 }

@@ -1,0 +1,357 @@
+package pvcprotection
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/component-base/metrics"
+	"k8s.io/utils/ptr"
+)
+
+const (
+	testNS     = "ns"
+	testDriver = "csi.example.com"
+	testNode   = "node-1"
+)
+
+// newClaim is a claim of testDriver that carries the finalizer.
+func newClaim(name string) *v1.PersistentVolumeClaim {
+	return &v1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{
+		Name: name, Namespace: testNS, UID: types.UID(name + "-uid"), ResourceVersion: "1",
+		Annotations: map[string]string{annStorageProvisioner: testDriver},
+		Finalizers:  []string{Finalizer},
+	}}
+}
+
+func deleting(c *v1.PersistentVolumeClaim) *v1.PersistentVolumeClaim {
+	now := metav1.Now()
+	c.DeletionTimestamp = &now
+	return c
+}
+
+// newPod is a pod on node (unscheduled if "") using the named claims.
+func newPod(name, node string, claims ...string) *v1.Pod {
+	pod := &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: testNS, UID: types.UID(name + "-uid"), ResourceVersion: "1"},
+		Spec:       v1.PodSpec{NodeName: node},
+	}
+	for i, c := range claims {
+		pod.Spec.Volumes = append(pod.Spec.Volumes, v1.Volume{
+			Name:         "vol" + string(rune('a'+i)),
+			VolumeSource: v1.VolumeSource{PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: c}},
+		})
+	}
+	return pod
+}
+
+// ephemeralPod is a pod with a generic ephemeral volume, and that volume's
+// claim, owned by the pod if owned.
+func ephemeralPod(name, volume string, owned bool) (*v1.Pod, *v1.PersistentVolumeClaim) {
+	pod := newPod(name, testNode)
+	pod.Spec.Volumes = []v1.Volume{{Name: volume, VolumeSource: v1.VolumeSource{Ephemeral: &v1.EphemeralVolumeSource{}}}}
+	claim := newClaim(name + "-" + volume)
+	if owned {
+		claim.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: name, UID: pod.UID, Controller: ptr.To(true)}}
+	}
+	return pod, claim
+}
+
+func withRV(pod *v1.Pod, rv string) *v1.Pod {
+	pod.ResourceVersion = rv
+	return pod
+}
+
+func newClass(name, provisioner string) *storagev1.StorageClass {
+	return &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Provisioner: provisioner}
+}
+
+// setup is what a test starts from. Claims and pods are in the API and, for
+// pods unless apiOnly, in the controller's caches; the informers do not run,
+// so a test moves the caches itself.
+type setup struct {
+	claims    []*v1.PersistentVolumeClaim
+	pods      []*v1.Pod
+	apiOnly   []*v1.Pod
+	classes   []*storagev1.StorageClass
+	allClaims bool
+	// cacheRV is the resourceVersion the pod index starts at.
+	cacheRV string
+	// realFreshness uses the real check; otherwise it always says ready.
+	realFreshness bool
+	// run starts the informers (pods trimmed) and the controller instead
+	// of filling the caches by hand.
+	run bool
+}
+
+type env struct {
+	t        *testing.T
+	client   *fake.Clientset
+	factory  informers.SharedInformerFactory
+	ctrl     *Controller
+	recorder *record.FakeRecorder
+	registry metrics.KubeRegistry
+	fresh    *fakeFreshness
+	clock    *fakeClock
+}
+
+func newEnv(t testing.TB, s setup) *env {
+	t.Helper()
+	var objs []runtime.Object
+	for _, c := range s.claims {
+		objs = append(objs, c)
+	}
+	for _, p := range append(append([]*v1.Pod{}, s.pods...), s.apiOnly...) {
+		objs = append(objs, p)
+	}
+	for _, c := range s.classes {
+		objs = append(objs, c)
+	}
+	client := fake.NewClientset(objs...)
+	factory := informers.NewSharedInformerFactory(client, 0)
+	registry := metrics.NewKubeRegistry()
+	m := NewMetrics()
+	registry.MustRegister(m.Registerables()...)
+	recorder := record.NewFakeRecorder(1000)
+	clk := &fakeClock{now: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	ctrl, err := New(Options{
+		Client:        client,
+		ClaimInformer: factory.Core().V1().PersistentVolumeClaims(),
+		PodInformer:   factory.Core().V1().Pods(),
+		ClassLister:   factory.Storage().V1().StorageClasses().Lister(),
+		DriverName:    testDriver,
+		AllClaims:     s.allClaims,
+		EventRecorder: recorder,
+		Metrics:       m,
+		Clock:         clk,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctrl.notReadyDelay = 10 * time.Millisecond
+	t.Cleanup(ctrl.queue.ShutDown)
+	e := &env{client: client, factory: factory, ctrl: ctrl, recorder: recorder, registry: registry, clock: clk}
+	if tt, ok := t.(*testing.T); ok {
+		e.t = tt
+	}
+	if !s.realFreshness {
+		e.fresh = &fakeFreshness{answer: freshness{ready: true}}
+		ctrl.fresh = e.fresh
+	}
+	if s.run {
+		if err := factory.Core().V1().Pods().Informer().SetTransform(TrimPod); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		factory.Start(ctx.Done())
+		factory.WaitForCacheSync(ctx.Done())
+		go func() { ctrl.Run(ctx, 2); close(done) }()
+		t.Cleanup(func() {
+			cancel()
+			<-done
+			factory.Shutdown()
+		})
+		return e
+	}
+	for _, c := range s.claims {
+		mustAdd(t, factory.Core().V1().PersistentVolumeClaims().Informer().GetIndexer(), c)
+	}
+	for _, c := range s.classes {
+		mustAdd(t, factory.Storage().V1().StorageClasses().Informer().GetIndexer(), c)
+	}
+	for _, p := range s.pods {
+		mustAdd(t, ctrl.pods, p)
+	}
+	if s.cacheRV != "" {
+		ctrl.pods.Bookmark(s.cacheRV)
+	}
+	return e
+}
+
+func mustAdd(t testing.TB, store interface{ Add(interface{}) error }, obj interface{}) {
+	t.Helper()
+	if err := store.Add(obj); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (e *env) sync(name string) error {
+	return e.ctrl.sync(context.Background(), testNS+"/"+name)
+}
+
+func (e *env) mustSync(name string) {
+	e.t.Helper()
+	if err := e.sync(name); err != nil {
+		e.t.Fatalf("sync %s: %v", name, err)
+	}
+}
+
+// setClaim puts a claim version in the claim cache.
+func (e *env) setClaim(c *v1.PersistentVolumeClaim) {
+	e.t.Helper()
+	if err := e.factory.Core().V1().PersistentVolumeClaims().Informer().GetIndexer().Update(c); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// apiClaim reads a claim from the fake API server; nil when it is gone.
+func (e *env) apiClaim(name string) *v1.PersistentVolumeClaim {
+	c, err := e.client.CoreV1().PersistentVolumeClaims(testNS).Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		return nil
+	}
+	return c
+}
+
+func (e *env) hasFinalizer(name string) bool {
+	c := e.apiClaim(name)
+	if c == nil {
+		e.t.Fatalf("claim %s is gone", name)
+	}
+	for _, f := range c.Finalizers {
+		if f == Finalizer {
+			return true
+		}
+	}
+	return false
+}
+
+// patches are the claim patches sent so far.
+func (e *env) patches() []k8stesting.PatchAction {
+	var out []k8stesting.PatchAction
+	for _, a := range e.client.Actions() {
+		if p, ok := a.(k8stesting.PatchAction); ok && a.GetResource().Resource == "persistentvolumeclaims" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// events drains the recorded events.
+func (e *env) events() []string {
+	var out []string
+	for {
+		select {
+		case ev := <-e.recorder.Events:
+			out = append(out, ev)
+		default:
+			return out
+		}
+	}
+}
+
+// metric returns the value of a pvc protection metric by its name suffix
+// and, for a vector, its result label.
+func (e *env) metric(name string, result ...string) float64 {
+	e.t.Helper()
+	families, err := e.registry.Gather()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != "csi_provisioner_pvc_protection_"+name {
+			continue
+		}
+	metrics:
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if len(result) == 0 || l.GetName() != "result" || l.GetValue() != result[0] {
+					continue metrics
+				}
+			}
+			if m.GetCounter() != nil {
+				return m.GetCounter().GetValue()
+			}
+			return m.GetGauge().GetValue()
+		}
+	}
+	return 0
+}
+
+// queued takes the keys in the queue now, without waiting.
+func (e *env) queued() []string {
+	var out []string
+	for e.ctrl.queue.Len() > 0 {
+		key, _ := e.ctrl.queue.Get()
+		e.ctrl.queue.Done(key)
+		e.ctrl.queue.Forget(key)
+		out = append(out, key)
+	}
+	return out
+}
+
+// eventually polls cond until it holds or fails the test after 5s.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// fakeFreshness answers every question alike and counts them.
+type fakeFreshness struct {
+	mu     sync.Mutex
+	calls  int
+	answer freshness
+	err    error
+}
+
+func (f *fakeFreshness) Fresh(context.Context, string, moment) (freshness, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls++
+	return f.answer, f.err
+}
+
+// fakeClock is a clock.PassiveClock a test moves by hand
+// (k8s.io/utils/clock/testing is not vendored).
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
+
+func (c *fakeClock) Step(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+func claimNames(prefix string, n int) []string {
+	names := make([]string, n)
+	for i := range names {
+		names[i] = prefix + string(rune('a'+i/26)) + string(rune('a'+i%26))
+	}
+	return names
+}
+
+// hasState tells whether the controller still tracks claim key as being
+// deleted (released claims leave only a release marker).
+func (c *Controller) hasState(key string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st := c.states[key]
+	return st != nil && st.releasedFrom == ""
+}

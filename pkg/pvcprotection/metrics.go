@@ -1,0 +1,71 @@
+package pvcprotection
+
+import (
+	"k8s.io/component-base/metrics"
+)
+
+// Freshness check results, the values of the result label.
+const (
+	// resultCache: the pod cache already held every pod write the check
+	// asked about; one tiny consistent request.
+	resultCache = "cache"
+	// resultWatch: a short watch replayed the namespace's recent pod events.
+	resultWatch = "watch"
+	// resultList: the check fell back to a live list of the namespace's
+	// pods, as kube-controller-manager does for every batch.
+	resultList = "list"
+)
+
+// Metrics tell an operator what PVC protection is doing and what it costs
+// the API server.
+type Metrics struct {
+	// HeldClaims counts claims being deleted whose deletion waits for a pod.
+	HeldClaims *metrics.Gauge
+	// FinalizersAdded and FinalizersRemoved count pvc-protection finalizer
+	// writes.
+	FinalizersAdded   *metrics.Counter
+	FinalizersRemoved *metrics.Counter
+	// FreshnessChecks counts freshness checks by how they were settled.
+	FreshnessChecks *metrics.CounterVec
+	// LivePodLists counts namespace-wide pod lists: the expensive request
+	// the freshness check exists to avoid.
+	LivePodLists *metrics.Counter
+}
+
+// NewMetrics returns unregistered metrics; Registerables lists them for the
+// caller's registry. Unregistered metrics cost nothing and record nothing.
+func NewMetrics() *Metrics {
+	const namespace, subsystem = "csi_provisioner", "pvc_protection"
+	return &Metrics{
+		HeldClaims: metrics.NewGauge(&metrics.GaugeOpts{
+			Namespace: namespace, Subsystem: subsystem, Name: "held_claims",
+			Help:           "Claims being deleted whose deletion waits until no pod uses them.",
+			StabilityLevel: metrics.ALPHA,
+		}),
+		FinalizersAdded: metrics.NewCounter(&metrics.CounterOpts{
+			Namespace: namespace, Subsystem: subsystem, Name: "finalizers_added_total",
+			Help:           "pvc-protection finalizers added to claims that missed them.",
+			StabilityLevel: metrics.ALPHA,
+		}),
+		FinalizersRemoved: metrics.NewCounter(&metrics.CounterOpts{
+			Namespace: namespace, Subsystem: subsystem, Name: "finalizers_removed_total",
+			Help:           "pvc-protection finalizers removed from claims no pod uses.",
+			StabilityLevel: metrics.ALPHA,
+		}),
+		FreshnessChecks: metrics.NewCounterVec(&metrics.CounterOpts{
+			Namespace: namespace, Subsystem: subsystem, Name: "freshness_checks_total",
+			Help:           "Checks that the pod cache holds every pod created before a claim's deletion, by how they were settled: cache, watch or list.",
+			StabilityLevel: metrics.ALPHA,
+		}, []string{"result"}),
+		LivePodLists: metrics.NewCounter(&metrics.CounterOpts{
+			Namespace: namespace, Subsystem: subsystem, Name: "live_pod_lists_total",
+			Help:           "Live lists of all pods of a namespace, made when a freshness check could not use a watch.",
+			StabilityLevel: metrics.ALPHA,
+		}),
+	}
+}
+
+// Registerables lists the metrics for registration.
+func (m *Metrics) Registerables() []metrics.Registerable {
+	return []metrics.Registerable{m.HeldClaims, m.FinalizersAdded, m.FinalizersRemoved, m.FreshnessChecks, m.LivePodLists}
+}

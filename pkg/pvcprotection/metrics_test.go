@@ -1,0 +1,94 @@
+package pvcprotection
+
+import (
+	"strings"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/component-base/metrics"
+)
+
+func TestMetricsAreRegisteredUnderTheirNames(t *testing.T) {
+	registry := metrics.NewKubeRegistry()
+	m := NewMetrics()
+	registry.MustRegister(m.Registerables()...)
+	m.HeldClaims.Set(2)
+	m.FinalizersAdded.Inc()
+	m.FinalizersRemoved.Inc()
+	m.FreshnessChecks.WithLabelValues(resultCache).Inc()
+	m.LivePodLists.Inc()
+	families, err := registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range families {
+		names = append(names, f.GetName())
+	}
+	got := strings.Join(names, ",")
+	for _, want := range []string{
+		"csi_provisioner_pvc_protection_held_claims",
+		"csi_provisioner_pvc_protection_finalizers_added_total",
+		"csi_provisioner_pvc_protection_finalizers_removed_total",
+		"csi_provisioner_pvc_protection_freshness_checks_total",
+		"csi_provisioner_pvc_protection_live_pod_lists_total",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%s missing from %s", want, got)
+		}
+	}
+}
+
+func TestMetricValuesFollowTheWork(t *testing.T) {
+	late := withRV(newPod("late", testNode, "used"), "15")
+	api := &apiServer{current: "20", watches: [][]watch.Event{{podEvent(watch.Added, late), bookmark("20")}}}
+	used, free := deleting(newClaim("used")), deleting(newClaim("free"))
+	missing := newClaim("missing")
+	missing.Finalizers = nil
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{used, free, missing}, cacheRV: "10", realFreshness: true})
+	api.install(e.client)
+	for _, c := range []*v1.PersistentVolumeClaim{used, free, missing} {
+		e.ctrl.onClaim(c)
+	}
+	mustAdd(t, e.ctrl.pods, late)
+	e.mustSync("used")
+	e.mustSync("free")
+	e.mustSync("missing")
+
+	for name, want := range map[string]float64{
+		"held_claims":            1,
+		"finalizers_added_total": 1,
+		// free only: used is held.
+		"finalizers_removed_total": 1,
+		"live_pod_lists_total":     0,
+	} {
+		if got := e.metric(name); got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	for result, want := range map[string]float64{resultCache: 0, resultWatch: 1, resultList: 0} {
+		if got := e.metric("freshness_checks_total", result); got != want {
+			t.Errorf("freshness_checks_total{result=%q} = %v, want %v", result, got, want)
+		}
+	}
+}
+
+func TestNilMetricsAndRecorderAreFine(t *testing.T) {
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{deleting(newClaim("data"))}, pods: []*v1.Pod{newPod("p", testNode, "data")}})
+	ctrl, err := New(Options{
+		Client: e.client, ClaimInformer: e.factory.Core().V1().PersistentVolumeClaims(),
+		PodInformer: e.factory.Core().V1().Pods(), AllClaims: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctrl.fresh = e.fresh
+	// A hold writes an event and the gauge: both must be safe to drop.
+	if err := ctrl.sync(t.Context(), "ns/data"); err != nil {
+		t.Fatal(err)
+	}
+	if ctrl.heldCount != 1 {
+		t.Fatalf("held count %d", ctrl.heldCount)
+	}
+}

@@ -1,0 +1,162 @@
+package pvcprotection
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// The race KCM avoids with a live list: a pod created just before the claim's
+// deletion is in the API but not yet in the pod cache.
+func TestPodMissingFromCacheIsWaitedFor(t *testing.T) {
+	claim := deleting(newClaim("data"))
+	late := withRV(newPod("late", testNode, "data"), "15")
+	api := &apiServer{current: "20", watches: [][]watch.Event{{podEvent(watch.Added, late), bookmark("20")}}}
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{claim}, apiOnly: []*v1.Pod{late}, cacheRV: "10", realFreshness: true})
+	api.install(e.client)
+
+	e.mustSync("data")
+	if len(e.patches()) != 0 {
+		t.Fatal("released a claim whose pod the cache has not seen yet")
+	}
+	if api.probes.Load() != 1 || api.watchCalls.Load() != 1 || api.lists.Load() != 0 {
+		t.Fatalf("requests: %d probes, %d watches, %d lists", api.probes.Load(), api.watchCalls.Load(), api.lists.Load())
+	}
+	if probe := api.probeOpts[0]; probe.ResourceVersion != "" || probe.FieldSelector != "metadata.name="+noSuchPod {
+		t.Errorf("probe options %+v: want a consistent read selecting no pod", probe)
+	}
+	opts := api.watchOpts[0]
+	if opts.ResourceVersion != "10" || !opts.AllowWatchBookmarks || opts.TimeoutSeconds == nil || *opts.TimeoutSeconds != 3 {
+		t.Errorf("watch options %+v: want from the cache's version, with bookmarks and a 3s timeout", opts)
+	}
+	// It comes back shortly by itself.
+	eventually(t, "the claim to be requeued", func() bool { return e.ctrl.queue.Len() == 1 })
+	if q := e.queued(); len(q) != 1 || q[0] != "ns/data" {
+		t.Fatalf("queued %v", q)
+	}
+
+	// The cache is still behind: wait again, without asking the API server.
+	e.mustSync("data")
+	if len(e.patches()) != 0 || api.probes.Load() != 1 || api.watchCalls.Load() != 1 {
+		t.Fatalf("while the cache catches up: %d patches, %d probes, %d watches", len(e.patches()), api.probes.Load(), api.watchCalls.Load())
+	}
+
+	// The informer delivers the pod.
+	mustAdd(t, e.ctrl.pods, late)
+	e.mustSync("data")
+	if !e.hasFinalizer("data") || len(e.patches()) != 0 {
+		t.Fatal("the claim is used by the late pod and must be held")
+	}
+	ev := e.events()
+	if len(ev) != 1 || !strings.Contains(ev[0], "DeletionHeldByPod") || !strings.Contains(ev[0], "ns/late") {
+		t.Fatalf("events %q, want a hold naming ns/late", ev)
+	}
+	if api.probes.Load() != 1 || api.watchCalls.Load() != 1 || api.lists.Load() != 0 {
+		t.Errorf("requests: %d probes, %d watches, %d lists", api.probes.Load(), api.watchCalls.Load(), api.lists.Load())
+	}
+	if got := e.metric("freshness_checks_total", resultWatch); got != 1 {
+		t.Errorf("watch checks = %v", got)
+	}
+}
+
+// The replay shows only pods of other claims: once the cache has them, the
+// claim goes.
+func TestReplayOfUnrelatedPodsReleasesOnceCaught(t *testing.T) {
+	other := withRV(newPod("other", testNode, "other"), "15")
+	api := &apiServer{current: "20", watches: [][]watch.Event{{podEvent(watch.Added, other), bookmark("21")}}}
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{deleting(newClaim("data"))}, apiOnly: []*v1.Pod{other}, cacheRV: "10", realFreshness: true})
+	api.install(e.client)
+	e.mustSync("data")
+	if len(e.patches()) != 0 {
+		t.Fatal("released before the cache caught up")
+	}
+	mustAdd(t, e.ctrl.pods, other)
+	e.mustSync("data")
+	if e.hasFinalizer("data") {
+		t.Fatal("an unused claim must be released once the cache is fresh")
+	}
+}
+
+// An event past the target is not waited for: it was written after the
+// claim was seen deleting.
+func TestEventsPastTheTargetAreNotWaitedFor(t *testing.T) {
+	late := withRV(newPod("late", testNode, "other"), "25")
+	api := &apiServer{current: "20", watches: [][]watch.Event{{podEvent(watch.Added, late)}}}
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{deleting(newClaim("data"))}, cacheRV: "10", realFreshness: true})
+	api.install(e.client)
+	e.mustSync("data")
+	if e.hasFinalizer("data") {
+		t.Fatal("nothing at or before the target: the cache was complete")
+	}
+}
+
+func TestWatchEndingEarlyIsResumed(t *testing.T) {
+	other := withRV(newPod("other", testNode, "other"), "12")
+	api := &apiServer{current: "20", watches: [][]watch.Event{
+		{podEvent(watch.Modified, other)},
+		{bookmark("20")},
+	}}
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{deleting(newClaim("data"))}, cacheRV: "10", realFreshness: true})
+	api.install(e.client)
+	e.mustSync("data")
+	if api.watchCalls.Load() != 2 || api.watchOpts[1].ResourceVersion != "12" {
+		t.Fatalf("%d watches, options %+v: want a second one from 12", api.watchCalls.Load(), api.watchOpts)
+	}
+	if len(e.patches()) != 0 {
+		t.Fatal("the cache has not reached 12 yet")
+	}
+	e.ctrl.pods.Bookmark("12")
+	e.mustSync("data")
+	if e.hasFinalizer("data") {
+		t.Fatal("released once the cache reached the last replayed event")
+	}
+}
+
+func TestWatchNeverReachingTheTargetFails(t *testing.T) {
+	api := &apiServer{current: "20"}
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{deleting(newClaim("data"))}, cacheRV: "10", realFreshness: true})
+	api.install(e.client)
+	if err := e.sync("data"); err == nil {
+		t.Fatal("want an error for a retry")
+	}
+	if n := api.watchCalls.Load(); int(n) != watchAttempts {
+		t.Errorf("%d watches, want %d", n, watchAttempts)
+	}
+	if len(e.patches()) != 0 {
+		t.Fatal("nothing may be released")
+	}
+	// The failed check is not kept: the retry checks again.
+	api.watches = [][]watch.Event{nil, nil, nil, {bookmark("20")}}
+	e.mustSync("data")
+	if e.hasFinalizer("data") {
+		t.Fatal("the retry should have released the claim")
+	}
+}
+
+func TestCheckStartedBeforeTheDeletionWasSeenIsNotTrusted(t *testing.T) {
+	api := &apiServer{current: "20", block: make(chan struct{})}
+	a, b := deleting(newClaim("a")), deleting(newClaim("b"))
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{a, b}, cacheRV: "30", realFreshness: true})
+	api.install(e.client)
+
+	e.ctrl.onClaim(a)
+	errs := make(chan error, 2)
+	go func() { errs <- e.sync("a") }()
+	eventually(t, "the first probe", func() bool { return api.probes.Load() == 1 })
+	// b is seen deleting while a's check is on its way.
+	e.ctrl.onClaim(b)
+	go func() { errs <- e.sync("b") }()
+	time.Sleep(20 * time.Millisecond)
+	close(api.block)
+	for i := 0; i < 2; i++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := api.probes.Load(); n != 2 {
+		t.Fatalf("%d probes: b needs a check of its own", n)
+	}
+}

@@ -1,0 +1,199 @@
+package pvcprotection
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+)
+
+type patchBody struct {
+	Metadata struct {
+		ResourceVersion string   `json:"resourceVersion"`
+		UID             string   `json:"uid"`
+		Finalizers      []string `json:"finalizers"`
+	} `json:"metadata"`
+}
+
+func decodePatch(t *testing.T, p k8stesting.PatchAction) patchBody {
+	t.Helper()
+	if p.GetPatchType() != types.MergePatchType {
+		t.Fatalf("patch type %s, want a merge patch", p.GetPatchType())
+	}
+	var body patchBody
+	if err := json.Unmarshal(p.GetPatch(), &body); err != nil {
+		t.Fatal(err)
+	}
+	return body
+}
+
+func TestFinalizerAddedWhenMissing(t *testing.T) {
+	claim := newClaim("old")
+	claim.Finalizers = []string{"other"}
+	claim.ResourceVersion = "7"
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{claim}})
+	e.ctrl.onClaim(claim)
+	if q := e.queued(); len(q) != 1 || q[0] != "ns/old" {
+		t.Fatalf("queued %v, want the claim that misses the finalizer", q)
+	}
+	e.mustSync("old")
+	patches := e.patches()
+	if len(patches) != 1 {
+		t.Fatalf("%d patches, want 1", len(patches))
+	}
+	body := decodePatch(t, patches[0])
+	if body.Metadata.ResourceVersion != "7" || body.Metadata.UID != "old-uid" {
+		t.Errorf("the patch must be conditional on the cached version: %+v", body.Metadata)
+	}
+	if f := body.Metadata.Finalizers; len(f) != 2 || f[0] != "other" || f[1] != Finalizer {
+		t.Errorf("finalizers %v", f)
+	}
+	if got := e.metric("finalizers_added_total"); got != 1 {
+		t.Errorf("finalizers added = %v", got)
+	}
+}
+
+func TestClaimWithFinalizerIsLeftAlone(t *testing.T) {
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{newClaim("ok")}, pods: []*v1.Pod{newPod("p", testNode, "ok")}})
+	e.ctrl.onClaim(newClaim("ok"))
+	if q := e.queued(); len(q) != 0 {
+		t.Errorf("queued %v", q)
+	}
+	e.mustSync("ok")
+	if len(e.client.Actions()) != 0 || e.fresh.calls != 0 {
+		t.Errorf("a live claim with the finalizer needs no request, got %v", e.client.Actions())
+	}
+}
+
+func TestUnusedDeletingClaimIsReleased(t *testing.T) {
+	e := newEnv(t, setup{
+		claims: []*v1.PersistentVolumeClaim{deleting(newClaim("data"))},
+		pods:   []*v1.Pod{newPod("other", testNode, "other"), newPod("pending", "", "data")},
+	})
+	e.mustSync("data")
+	if e.hasFinalizer("data") {
+		t.Fatal("the finalizer of an unused claim must go")
+	}
+	body := decodePatch(t, e.patches()[0])
+	if body.Metadata.ResourceVersion != "1" || len(body.Metadata.Finalizers) != 0 {
+		t.Errorf("patch %+v", body.Metadata)
+	}
+	if e.fresh.calls != 1 {
+		t.Errorf("freshness asked %d times, want 1", e.fresh.calls)
+	}
+	if ev := e.events(); len(ev) != 0 {
+		t.Errorf("a claim never held needs no event: %v", ev)
+	}
+	// The cache still shows the version just released: no second write and
+	// no second check.
+	e.mustSync("data")
+	if n := len(e.patches()); n != 1 || e.fresh.calls != 1 {
+		t.Errorf("after a stale resync: %d patches, %d checks", n, e.fresh.calls)
+	}
+}
+
+func TestUsedClaimIsHeldWithoutFreshnessCheck(t *testing.T) {
+	e := newEnv(t, setup{
+		claims: []*v1.PersistentVolumeClaim{deleting(newClaim("data"))},
+		pods:   []*v1.Pod{newPod("p1", testNode, "data")},
+	})
+	e.mustSync("data")
+	if !e.hasFinalizer("data") || len(e.patches()) != 0 {
+		t.Fatal("a used claim keeps its finalizer")
+	}
+	if e.fresh.calls != 0 {
+		t.Error("a blocking pod in the cache settles it; no freshness check is needed")
+	}
+}
+
+func TestConflictIsRetriedQuietly(t *testing.T) {
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{deleting(newClaim("data"))}})
+	e.client.PrependReactor("patch", "persistentvolumeclaims", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewConflict(schema.GroupResource{Resource: "persistentvolumeclaims"}, "data", nil)
+	})
+	err := e.sync("data")
+	if !apierrors.IsConflict(err) {
+		t.Fatalf("err = %v, want the conflict", err)
+	}
+	e.ctrl.queue.Add("ns/data")
+	e.ctrl.processNext(context.Background())
+	if n := e.ctrl.queue.NumRequeues("ns/data"); n != 1 {
+		t.Errorf("requeues = %d, want a rate-limited retry", n)
+	}
+	if got := e.metric("finalizers_removed_total"); got != 0 {
+		t.Errorf("a failed write is no removal: %v", got)
+	}
+}
+
+func TestForbiddenPatchNamesTheRBACRule(t *testing.T) {
+	claim := newClaim("data")
+	claim.Finalizers = nil
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{claim}})
+	e.client.PrependReactor("patch", "persistentvolumeclaims", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "persistentvolumeclaims"}, "data", nil)
+	})
+	if err := e.sync("data"); err == nil || !strings.Contains(err.Error(), "must allow patch") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestClaimGoneMeanwhileIsNoError(t *testing.T) {
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{deleting(newClaim("data"))}})
+	if err := e.client.Tracker().Delete(v1.SchemeGroupVersion.WithResource("persistentvolumeclaims"), testNS, "data"); err != nil {
+		t.Fatal(err)
+	}
+	e.mustSync("data")
+	e.mustSync("absent")
+}
+
+func TestFreshnessErrorIsRetried(t *testing.T) {
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{deleting(newClaim("data"))}})
+	e.fresh.err = apierrors.NewServiceUnavailable("try later")
+	if err := e.sync("data"); err == nil {
+		t.Fatal("a failed freshness check must fail the sync")
+	}
+	if len(e.patches()) != 0 {
+		t.Fatal("nothing may be released without a freshness answer")
+	}
+}
+
+func TestNewValidates(t *testing.T) {
+	factory := informers.NewSharedInformerFactory(fake.NewClientset(), 0)
+	good := Options{
+		Client:        fake.NewClientset(),
+		ClaimInformer: factory.Core().V1().PersistentVolumeClaims(),
+		PodInformer:   factory.Core().V1().Pods(),
+		ClassLister:   factory.Storage().V1().StorageClasses().Lister(),
+		DriverName:    testDriver,
+	}
+	for name, change := range map[string]func(*Options){
+		"no client":       func(o *Options) { o.Client = nil },
+		"no pod informer": func(o *Options) { o.PodInformer = nil },
+		"no driver":       func(o *Options) { o.DriverName = "" },
+		"no class lister": func(o *Options) { o.ClassLister = nil },
+	} {
+		opts := good
+		change(&opts)
+		if _, err := New(opts); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	opts := good
+	opts.DriverName, opts.ClassLister, opts.AllClaims = "", nil, true
+	if _, err := New(opts); err != nil {
+		t.Errorf("all claims need no driver: %v", err)
+	}
+	// A second controller on the same informers reuses the index.
+	if _, err := New(good); err != nil {
+		t.Errorf("second controller: %v", err)
+	}
+}

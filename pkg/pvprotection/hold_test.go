@@ -1,0 +1,132 @@
+package pvprotection
+
+import (
+	"strings"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+)
+
+func TestBoundPVIsHeldWithOneEvent(t *testing.T) {
+	e := newEnv(t, setup{volumes: []*v1.PersistentVolume{newPV("pv", protected, deleting, boundTo("ns", "db"))}})
+	for range 5 {
+		if err := e.sync(t, "pv"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !hasFinalizer(e.pv(t, "pv")) {
+		t.Fatal("finalizer removed from a Bound PV")
+	}
+	if got := e.patches(); got != 0 {
+		t.Errorf("patches = %d; a held PV must not be written", got)
+	}
+	events := e.events()
+	held := withReason(events, ReasonDeletionHeld)
+	if len(held) != 1 || len(events) != 1 {
+		t.Fatalf("events = %v, want exactly one %s", events, ReasonDeletionHeld)
+	}
+	if !strings.Contains(held[0], "claim ns/db") {
+		t.Errorf("event %q does not name the claim ns/db", held[0])
+	}
+}
+
+func TestHoldIsReportedAgainForAnotherClaim(t *testing.T) {
+	e := newEnv(t, setup{volumes: []*v1.PersistentVolume{newPV("pv", protected, deleting, boundTo("ns", "db"))}})
+	if err := e.sync(t, "pv"); err != nil {
+		t.Fatal(err)
+	}
+	e.update(t, "pv", boundTo("ns", "db2"))
+	e.waitCached(t, "pv", func(pv *v1.PersistentVolume) bool { return pv.Spec.ClaimRef.Name == "db2" })
+	for range 2 {
+		if err := e.sync(t, "pv"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	held := withReason(e.events(), ReasonDeletionHeld)
+	if len(held) != 2 || !strings.HasSuffix(held[0], "claim ns/db") || !strings.HasSuffix(held[1], "claim ns/db2") {
+		t.Fatalf("hold events = %v, want one for ns/db then one for ns/db2", held)
+	}
+}
+
+func TestReleasedPVLosesFinalizer(t *testing.T) {
+	e := newEnv(t, setup{volumes: []*v1.PersistentVolume{newPV("pv", protected, deleting, boundTo("ns", "db"))}})
+	e.run(t)
+	eventually(t, "the hold event", func() bool { return e.ctrl.isHeld("pv") })
+	if !hasFinalizer(e.pv(t, "pv")) {
+		t.Fatal("finalizer removed while Bound")
+	}
+	e.update(t, "pv", phase(v1.VolumeReleased))
+	eventually(t, "the finalizer to go", func() bool { return !hasFinalizer(e.pv(t, "pv")) })
+	eventually(t, "the release to be recorded", func() bool { return !e.ctrl.isHeld("pv") })
+	events := e.events()
+	if len(withReason(events, ReasonDeletionHeld)) != 1 || len(withReason(events, ReasonDeletionReleased)) != 1 || len(events) != 2 {
+		t.Fatalf("events = %v, want one %s then one %s", events, ReasonDeletionHeld, ReasonDeletionReleased)
+	}
+	if !strings.HasSuffix(events[1], "no longer bound") {
+		t.Errorf("release event %q does not say the volume is no longer bound", events[1])
+	}
+}
+
+func TestNeverBoundPVIsReleasedAtOnce(t *testing.T) {
+	phases := []v1.PersistentVolumePhase{v1.VolumeAvailable, v1.VolumePending, v1.VolumeFailed, v1.VolumeReleased}
+	var volumes []*v1.PersistentVolume
+	for _, p := range phases {
+		volumes = append(volumes, newPV(strings.ToLower(string(p)), protected, deleting, phase(p)))
+	}
+	e := newEnv(t, setup{volumes: volumes})
+	for _, p := range phases {
+		name := strings.ToLower(string(p))
+		if err := e.sync(t, name); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if hasFinalizer(e.pv(t, name)) {
+			t.Errorf("%s: finalizer kept on a PV no claim is bound to", name)
+		}
+	}
+	// Never held, so nothing to announce.
+	if ev := e.events(); len(ev) != 0 {
+		t.Errorf("events = %v, want none", ev)
+	}
+}
+
+func TestRemovalKeepsOtherFinalizers(t *testing.T) {
+	e := newEnv(t, setup{volumes: []*v1.PersistentVolume{newPV("pv", deleting, phase(v1.VolumeReleased),
+		func(pv *v1.PersistentVolume) { pv.Finalizers = []string{"example.com/a", Finalizer, "example.com/b"} })}})
+	if err := e.sync(t, "pv"); err != nil {
+		t.Fatal(err)
+	}
+	got := e.pv(t, "pv").Finalizers
+	if len(got) != 2 || got[0] != "example.com/a" || got[1] != "example.com/b" {
+		t.Fatalf("finalizers = %v, want [example.com/a example.com/b]", got)
+	}
+}
+
+// The finalizer may go without this controller: kube-controller-manager's
+// controller removes it once the PV is Released, an administrator may patch
+// it away from a PV that is still Bound. Either way the hold is over.
+func TestHoldEndsWhenFinalizerRemovedElsewhere(t *testing.T) {
+	for name, change := range map[string]pvOption{
+		"released": func(pv *v1.PersistentVolume) {
+			pv.Finalizers = nil
+			pv.Status.Phase = v1.VolumeReleased
+		},
+		"by hand while bound": func(pv *v1.PersistentVolume) { pv.Finalizers = nil },
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := newEnv(t, setup{volumes: []*v1.PersistentVolume{newPV("pv", protected, deleting, boundTo("ns", "db"))}})
+			e.run(t)
+			eventually(t, "the hold", func() bool { return e.ctrl.isHeld("pv") })
+			e.update(t, "pv", change)
+			eventually(t, "the hold to end", func() bool { return !e.ctrl.isHeld("pv") })
+			if got := e.patches(); got != 0 {
+				t.Errorf("patches = %d, want none: the finalizer was already gone", got)
+			}
+			if got := withReason(e.events(), ReasonDeletionReleased); len(got) != 1 || !strings.Contains(got[0], "removed by someone else") {
+				t.Errorf("release events = %v, want one saying the finalizer was removed elsewhere", got)
+			}
+			if got := e.metric(t, "held_volumes"); got != 0 {
+				t.Errorf("held_volumes = %v, want 0", got)
+			}
+		})
+	}
+}

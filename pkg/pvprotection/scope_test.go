@@ -1,0 +1,97 @@
+package pvprotection
+
+import (
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+)
+
+func TestAddsFinalizerToInScopePV(t *testing.T) {
+	e := newEnv(t, setup{volumes: []*v1.PersistentVolume{
+		newPV("bare"),
+		newPV("bound", boundTo("ns", "db")),
+		newPV("other", func(pv *v1.PersistentVolume) { pv.Finalizers = []string{"example.com/keep", Finalizer} }),
+	}})
+	e.run(t)
+	eventually(t, "the finalizer on bare and bound", func() bool {
+		return hasFinalizer(e.pv(t, "bare")) && hasFinalizer(e.pv(t, "bound"))
+	})
+	if got := e.pv(t, "other").Finalizers; len(got) != 2 {
+		t.Errorf("finalizers of a protected PV = %v; it must not be written", got)
+	}
+	// Two writes, not three: the PV that had it is left alone.
+	if got := e.patches(); got != 2 {
+		t.Errorf("patches = %d, want 2", got)
+	}
+	if got := e.metric(t, "finalizers_added_total"); got != 2 {
+		t.Errorf("finalizers_added_total = %v, want 2", got)
+	}
+}
+
+func TestAddKeepsOtherFinalizers(t *testing.T) {
+	e := newEnv(t, setup{volumes: []*v1.PersistentVolume{
+		newPV("pv", func(pv *v1.PersistentVolume) { pv.Finalizers = []string{"example.com/keep"} }),
+	}})
+	if err := e.sync(t, "pv"); err != nil {
+		t.Fatal(err)
+	}
+	got := e.pv(t, "pv").Finalizers
+	if len(got) != 2 || got[0] != "example.com/keep" || got[1] != Finalizer {
+		t.Fatalf("finalizers = %v, want [example.com/keep %s]", got, Finalizer)
+	}
+	// A second sync on the updated cache writes nothing.
+	if err := e.sync(t, "pv"); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.patches(); got != 1 {
+		t.Fatalf("patches = %d, want 1", got)
+	}
+}
+
+// outOfScope are PVs another driver, or no CSI driver, owns, in every state
+// the controller would otherwise write.
+func outOfScope() []*v1.PersistentVolume {
+	return []*v1.PersistentVolume{
+		newPV("other-add", driver(otherDriver)),
+		newPV("other-remove", driver(otherDriver), protected, deleting, phase(v1.VolumeReleased)),
+		newPV("intree-add", notCSI),
+		newPV("intree-remove", notCSI, protected, deleting, phase(v1.VolumeReleased)),
+	}
+}
+
+func TestOutOfScopePVsAreNeverWritten(t *testing.T) {
+	// The workers see every PV through the informer; the syncs below then
+	// try each out-of-scope PV directly, in case the filter let one through.
+	e := newEnv(t, setup{volumes: append(outOfScope(), newPV("ours"))})
+	e.run(t)
+	eventually(t, "the finalizer on ours", func() bool { return hasFinalizer(e.pv(t, "ours")) })
+	for _, name := range []string{"other-add", "other-remove", "intree-add", "intree-remove"} {
+		if err := e.ctrl.sync(e.ctx, name); err != nil {
+			t.Fatalf("sync %s: %v", name, err)
+		}
+	}
+	if got := e.patches(); got != 1 {
+		t.Fatalf("patches = %d, want only the one of ours", got)
+	}
+	if hasFinalizer(e.pv(t, "other-add")) || hasFinalizer(e.pv(t, "intree-add")) {
+		t.Error("finalizer added to a PV out of scope")
+	}
+	if !hasFinalizer(e.pv(t, "other-remove")) || !hasFinalizer(e.pv(t, "intree-remove")) {
+		t.Error("finalizer removed from a PV out of scope")
+	}
+	if ev := e.events(); len(ev) != 0 {
+		t.Errorf("events on PVs out of scope: %v", ev)
+	}
+}
+
+func TestAllVolumesWidensScope(t *testing.T) {
+	e := newEnv(t, setup{volumes: outOfScope(), allVolumes: true})
+	e.run(t)
+	eventually(t, "every PV written", func() bool {
+		return hasFinalizer(e.pv(t, "other-add")) && hasFinalizer(e.pv(t, "intree-add")) &&
+			!hasFinalizer(e.pv(t, "other-remove")) && !hasFinalizer(e.pv(t, "intree-remove"))
+	})
+	if got := e.metric(t, "finalizers_removed_total"); got != 2 {
+		t.Errorf("finalizers_removed_total = %v, want 2", got)
+	}
+}

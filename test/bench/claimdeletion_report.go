@@ -1,0 +1,92 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+// HasProblems tells whether any run went wrong.
+func (r *DeletionReport) HasProblems() bool {
+	for _, run := range r.Runs {
+		if len(run.Problems) > 0 || run.Left > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *DeletionReport) spread(controller string, f func(*DeletionRun) float64) Spread {
+	var v []float64
+	for _, run := range r.Runs {
+		if run.Controller == controller && len(run.Problems) == 0 {
+			v = append(v, f(run))
+		}
+	}
+	return spreadOf(v)
+}
+
+// Markdown writes the report.
+func (r *DeletionReport) Markdown() string {
+	var b strings.Builder
+	o := r.Options
+	e := r.Environment
+	mode := "full mode"
+	if o.Quick {
+		mode = "quick mode (BENCH_QUICK=1): figures to check the benchmark works, not to quote"
+	}
+	fmt.Fprintf(&b, "# PVC protection benchmark\n\n")
+	fmt.Fprintf(&b, "`%s`, %s, started %s, took %s.\n\n", r.Invocation.Program, mode, r.Started.UTC().Format("2006-01-02 15:04 UTC"), r.Duration.Round(time.Second))
+	commit := e.Commit
+	if e.Dirty {
+		commit += " with uncommitted changes"
+	}
+	fmt.Fprintf(&b, "- Commit: %s; csi-provisioner `%s`\n", commit, e.Sidecar)
+	fmt.Fprintf(&b, "- Machine: %s\n", e.machine())
+	fmt.Fprintf(&b, "- Kubernetes %s, etcd %s\n", e.kubernetesVersion(), e.etcdVersion())
+	fmt.Fprintf(&b, "- Workload per run: namespace `%s` with %s scheduled pods (each using a claim of its own) and %s unused claims of a WaitForFirstConsumer class of the driver (never provisioned, so only the protection controller acts); the %s claims are deleted by %d concurrent calls; the time is from the first delete call until the last claim left the API\n",
+		deletionNamespace, thousands(o.Pods), thousands(o.Claims), thousands(o.Claims), o.Creator.Workers)
+	fmt.Fprintf(&b, "- One PVC protection controller per run: kube-controller-manager's (`%s`) or the sidecar's (`%s`); runs interleaved, %d per controller, each on a fresh control plane\n",
+		strings.Join(o.KCMArgs, " "), strings.Join(append(append([]string{}, o.SidecarArgs...), SidecarPVCProtection.SidecarArgs...), " "), o.Runs)
+	fmt.Fprintf(&b, "- Pod LISTs and watches: the controller's requests in the kube-apiserver audit log; bytes: kube-apiserver's `apiserver_response_sizes` for every pod LIST during the deletions\n\n")
+
+	t := table{header: []string{"controller", "time until all gone", "pod LISTs", "bytes read by pod LISTs", "short pod watches", "claim writes"}, right: rightFrom(1, 6)}
+	for _, c := range o.Controllers {
+		t.add(c.Name,
+			fmtSpread(r.spread(c.Name, func(d *DeletionRun) float64 { return d.Duration.Seconds() }), 2, " s"),
+			fmtSpread(r.spread(c.Name, func(d *DeletionRun) float64 { return float64(d.PodLists) }), 0, ""),
+			fmtSpread(r.spread(c.Name, func(d *DeletionRun) float64 { return d.PodListBytes / 1024 }), 0, " KiB"),
+			fmtSpread(r.spread(c.Name, func(d *DeletionRun) float64 { return float64(d.PodWatches) }), 0, ""),
+			fmtSpread(r.spread(c.Name, func(d *DeletionRun) float64 { return float64(d.ClaimWrites) }), 0, ""),
+		)
+	}
+	t.write(&b)
+
+	kcm := r.spread(KCMPVCProtection.Name, func(d *DeletionRun) float64 { return d.Duration.Seconds() })
+	ours := r.spread(SidecarPVCProtection.Name, func(d *DeletionRun) float64 { return d.Duration.Seconds() })
+	kcmBytes := r.spread(KCMPVCProtection.Name, func(d *DeletionRun) float64 { return d.PodListBytes })
+	ourBytes := r.spread(SidecarPVCProtection.Name, func(d *DeletionRun) float64 { return d.PodListBytes })
+	if !math.IsNaN(kcm.Median) && !math.IsNaN(ours.Median) {
+		fmt.Fprintf(&b, "Goals: faster than kube-controller-manager: %.2f s against %.2f s (%s of its time); at most a tenth of the bytes its pod LISTs read: %s of them.\n\n",
+			ours.Median, kcm.Median, pct(ratio(ours, kcm)), pctOrZero(ourBytes, kcmBytes))
+	}
+
+	b.WriteString("## Runs\n\n")
+	rt := table{header: []string{"controller", "run", "time", "pod LISTs", "pod LIST bytes", "pod watches", "claim writes", "left", "problems"}, right: rightFrom(1, 8)}
+	for _, run := range r.Runs {
+		rt.add(run.Controller, fmt.Sprint(run.Run), fmt.Sprintf("%.2f s", run.Duration.Seconds()), fmt.Sprint(run.PodLists),
+			fmt.Sprintf("%.0f", run.PodListBytes), fmt.Sprint(run.PodWatches), fmt.Sprint(run.ClaimWrites), fmt.Sprint(run.Left), strings.Join(run.Problems, "; "))
+	}
+	rt.write(&b)
+	return b.String()
+}
+
+// pctOrZero is a's share of b, written as a percentage; "0%" when a is
+// zero whatever b is.
+func pctOrZero(a, b Spread) string {
+	if a.Median == 0 {
+		return "0%"
+	}
+	return pct(ratio(a, b))
+}
