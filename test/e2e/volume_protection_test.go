@@ -43,7 +43,10 @@ func volumeProtectionStack(t *testing.T, extraArgs ...string) (context.Context, 
 			APIServerArgs:  []string{"--disable-admission-plugins=StorageObjectInUseProtection"},
 		},
 		Sidecar: framework.SidecarOptions{
-			ExtraArgs:          append([]string{"--feature-gates=PVProtection=true,PVCProtection=true"}, extraArgs...),
+			// A client limit that does not make provisioning the claims
+			// the slow part of the tests.
+			ExtraArgs: append([]string{"--feature-gates=PVProtection=true,PVCProtection=true",
+				"--kube-api-qps=100", "--kube-api-burst=200"}, extraArgs...),
 			ExtraRBACManifests: []string{framework.VolumeProtectionRBACManifest},
 		},
 	})
@@ -225,6 +228,39 @@ func TestPodCreatedJustBeforeClaimDeletionIsNeverMissed(t *testing.T) {
 	}
 	for i := range trials {
 		waitForClaimGone(ctx, t, s, ns, fmt.Sprintf("claim-%d", i))
+	}
+	checkFewPodLists(t, s)
+}
+
+// checkFewPodLists fails the test if the sidecar listed pods beyond its
+// informer's first LIST: deciding must take the pod cache plus the tiny
+// freshness LISTs (which select a name no pod has) and short watches.
+func checkFewPodLists(t *testing.T, s *framework.Stack) {
+	t.Helper()
+	events, err := sidecarAuditEvents(s)
+	if err != nil {
+		t.Fatalf("read audit log: %v", err)
+	}
+	var full, probes, watches int
+	for _, ev := range events {
+		if ev.ObjectRef == nil || ev.ObjectRef.Resource != "pods" {
+			continue
+		}
+		switch {
+		case ev.Verb == "list" && strings.Contains(ev.RequestURI, "fieldSelector=metadata.name"):
+			probes++
+		case ev.Verb == "list":
+			full++
+		case ev.Verb == "watch" && ev.ObjectRef.Namespace != "":
+			watches++
+		}
+	}
+	t.Logf("sidecar pod requests: %d full LISTs, %d freshness LISTs, %d namespace watches", full, probes, watches)
+	if full > 1 {
+		t.Errorf("the sidecar listed every pod %d times; only its informer's first LIST is expected", full)
+	}
+	if probes == 0 {
+		t.Error("no freshness LIST: the claims were released without proving the pod cache fresh")
 	}
 }
 
