@@ -56,7 +56,7 @@ func (r *DeletionReport) Markdown() string {
 		t.add(c.Name,
 			fmtSpread(r.spread(c.Name, func(d *DeletionRun) float64 { return d.Duration.Seconds() }), 2, " s"),
 			fmtSpread(r.spread(c.Name, func(d *DeletionRun) float64 { return float64(d.PodLists) }), 0, ""),
-			fmtSpread(r.spread(c.Name, func(d *DeletionRun) float64 { return d.PodListBytes / 1024 }), 0, " KiB"),
+			fmtSpread(r.spread(c.Name, func(d *DeletionRun) float64 { return d.PodListBytes }), 0, " B"),
 			fmtSpread(r.spread(c.Name, func(d *DeletionRun) float64 { return float64(d.PodWatches) }), 0, ""),
 			fmtSpread(r.spread(c.Name, func(d *DeletionRun) float64 { return float64(d.ClaimWrites) }), 0, ""),
 		)
