@@ -153,7 +153,6 @@ func TestCRDs(t *testing.T) {
 				{at("properties", "volumeMode", "enum"), volumeModeEnum},
 				{at("properties", "volumeMode", "default"), "Filesystem"},
 				{at("properties", "forceWipeDevicesAndDestroyAllData", "type"), "boolean"},
-				{at("x-kubernetes-validations", 0, "message"), "fsType may only be set when volumeMode is Filesystem"},
 				{sub("status", "properties", "conditions", "x-kubernetes-list-type"), "map"},
 				{sub("status", "properties", "conditions", "x-kubernetes-list-map-keys"), strs("type")},
 			}
@@ -173,7 +172,6 @@ func TestCRDs(t *testing.T) {
 				{sub("spec", "properties", "volumeMode", "enum"), volumeModeEnum},
 				{sub("spec", "properties", "volumeMode", "default"), "Filesystem"},
 				{sub("spec", "properties", "maxDeviceCount", "minimum"), 1.0},
-				{sub("spec", "x-kubernetes-validations", 0, "message"), "fsType may only be set when volumeMode is Filesystem"},
 				{at("deviceTypes", "items", "enum"), strs("disk", "part", "loop", "mpath")},
 				{at("deviceMechanicalProperties", "items", "enum"), strs("Rotational", "NonRotational")},
 				{at("minSize", "x-kubernetes-int-or-string"), true},

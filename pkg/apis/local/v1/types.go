@@ -58,7 +58,6 @@ type LocalVolumeSpec struct {
 
 // StorageClassDevice is a list of devices whose PVs get one storage class
 // and volume mode.
-// +kubebuilder:validation:XValidation:rule="!has(self.fsType) || size(self.fsType) == 0 || !has(self.volumeMode) || self.volumeMode == 'Filesystem'",message="fsType may only be set when volumeMode is Filesystem"
 type StorageClassDevice struct {
 	// storageClassName is the storage class of the PVs created for these
 	// devices.

@@ -68,7 +68,6 @@ type LocalVolumeSet struct {
 }
 
 // LocalVolumeSetSpec is the desired state of a LocalVolumeSet.
-// +kubebuilder:validation:XValidation:rule="!has(self.fsType) || size(self.fsType) == 0 || !has(self.volumeMode) || self.volumeMode == 'Filesystem'",message="fsType may only be set when volumeMode is Filesystem"
 type LocalVolumeSetSpec struct {
 	// storageClassName is the storage class of the PVs created.
 	// +required
