@@ -1,0 +1,758 @@
+package cleanup
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/component-base/metrics"
+	"k8s.io/klog/v2"
+	"k8s.io/klog/v2/ktesting"
+	"k8s.io/utils/clock"
+
+	"github.com/csi-protect/external-provisioner/pkg/apis/local"
+	localv1 "github.com/csi-protect/external-provisioner/pkg/apis/local/v1"
+	localv1alpha1 "github.com/csi-protect/external-provisioner/pkg/apis/local/v1alpha1"
+)
+
+const (
+	testNS    = "local-storage"
+	ownerName = "disks"
+	testNode  = "node-1"
+	testGrace = 5 * time.Minute
+)
+
+var (
+	kinds     = []string{KindLocalVolume, KindLocalVolumeSet}
+	pvGVR     = corev1.SchemeGroupVersion.WithResource("persistentvolumes")
+	nodeGVR   = corev1.SchemeGroupVersion.WithResource("nodes")
+	listKinds = map[schema.GroupVersionResource]string{
+		LocalVolumeResource:    "LocalVolumeList",
+		LocalVolumeSetResource: "LocalVolumeSetList",
+	}
+)
+
+// forEachKind runs test once for each owner kind: both get the same rules.
+func forEachKind(t *testing.T, test func(t *testing.T, kind string)) {
+	for _, kind := range kinds {
+		t.Run(kind, func(t *testing.T) { test(t, kind) })
+	}
+}
+
+func keyOf(kind string) string { return ownerKey(kind, testNS, ownerName) }
+
+// --- owners ---
+
+// ownerOption changes a test LocalVolume or LocalVolumeSet.
+type ownerOption func(*unstructured.Unstructured)
+
+// newOwner is a LocalVolume or LocalVolumeSet named ownerName in testNS,
+// not being deleted, without finalizers, selecting every node.
+func newOwner(kind string, opts ...ownerOption) *unstructured.Unstructured {
+	meta := metav1.ObjectMeta{Name: ownerName, Namespace: testNS, UID: types.UID("uid-" + kind), ResourceVersion: "1"}
+	var typed runtime.Object
+	switch kind {
+	case KindLocalVolume:
+		typed = &localv1.LocalVolume{
+			TypeMeta:   metav1.TypeMeta{Kind: kind, APIVersion: localv1.SchemeGroupVersion.String()},
+			ObjectMeta: meta,
+			Spec: localv1.LocalVolumeSpec{StorageClassDevices: []localv1.StorageClassDevice{
+				{StorageClassName: "local", DevicePaths: []string{"/dev/sdb"}},
+			}},
+		}
+	case KindLocalVolumeSet:
+		typed = &localv1alpha1.LocalVolumeSet{
+			TypeMeta:   metav1.TypeMeta{Kind: kind, APIVersion: localv1alpha1.SchemeGroupVersion.String()},
+			ObjectMeta: meta,
+			Spec:       localv1alpha1.LocalVolumeSetSpec{StorageClassName: "local"},
+		}
+	default:
+		panic("unknown kind " + kind)
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
+	if err != nil {
+		panic(err)
+	}
+	u := &unstructured.Unstructured{Object: m}
+	for _, o := range opts {
+		o(u)
+	}
+	return u
+}
+
+func protectedOwner(u *unstructured.Unstructured) {
+	u.SetFinalizers(append(u.GetFinalizers(), local.LocalVolumeProtectionFinalizer))
+}
+
+func deletingOwner(u *unstructured.Unstructured) {
+	now := metav1.Now()
+	u.SetDeletionTimestamp(&now)
+}
+
+func withNodeSelector(selector *corev1.NodeSelector) ownerOption {
+	return func(u *unstructured.Unstructured) {
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(selector)
+		if err != nil {
+			panic(err)
+		}
+		if err := unstructured.SetNestedMap(u.Object, m, "spec", "nodeSelector"); err != nil {
+			panic(err)
+		}
+	}
+}
+
+// selectorIn selects the nodes whose label key is one of values.
+func selectorIn(key string, values ...string) *corev1.NodeSelector {
+	return &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+		MatchExpressions: []corev1.NodeSelectorRequirement{{Key: key, Operator: corev1.NodeSelectorOpIn, Values: values}},
+	}}}
+}
+
+// --- volumes ---
+
+// pvOption changes a test PV.
+type pvOption func(*corev1.PersistentVolume)
+
+// newPV is a local PV owned by the kind's test owner, on testNode,
+// Available, reclaim policy Delete, with the node agent's finalizer.
+func newPV(name, kind string, opts ...pvOption) *corev1.PersistentVolume {
+	pv := &corev1.PersistentVolume{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name, UID: types.UID("uid-" + name), ResourceVersion: "1",
+			Labels:     ownerLabels(kind, testNS, ownerName),
+			Finalizers: []string{local.SymlinkDeleterFinalizer},
+		},
+		Spec: corev1.PersistentVolumeSpec{
+			PersistentVolumeSource:        corev1.PersistentVolumeSource{Local: &corev1.LocalVolumeSource{Path: "/mnt/local-storage/local/" + name}},
+			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimDelete,
+			StorageClassName:              "local",
+		},
+		Status: corev1.PersistentVolumeStatus{Phase: corev1.VolumeAvailable},
+	}
+	onNode(testNode)(pv)
+	for _, o := range opts {
+		o(pv)
+	}
+	return pv
+}
+
+// onNode puts the PV on node, by label and node affinity, as the node
+// agent does.
+func onNode(node string) pvOption {
+	return func(pv *corev1.PersistentVolume) {
+		pv.Labels[local.NodeLabel] = node
+		pv.Spec.NodeAffinity = &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{
+			NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
+				{Key: local.NodeLabel, Operator: corev1.NodeSelectorOpIn, Values: []string{node}},
+			}}},
+		}}
+	}
+}
+
+func phase(p corev1.PersistentVolumePhase) pvOption {
+	return func(pv *corev1.PersistentVolume) { pv.Status.Phase = p }
+}
+
+func policy(p corev1.PersistentVolumeReclaimPolicy) pvOption {
+	return func(pv *corev1.PersistentVolume) { pv.Spec.PersistentVolumeReclaimPolicy = p }
+}
+
+// boundTo binds the PV to claim namespace/name, as the binder does.
+func boundTo(namespace, name string) pvOption {
+	return func(pv *corev1.PersistentVolume) {
+		pv.Spec.ClaimRef = &corev1.ObjectReference{
+			Kind: "PersistentVolumeClaim", Namespace: namespace, Name: name, UID: types.UID("uid-claim-" + name),
+		}
+		pv.Status.Phase = corev1.VolumeBound
+	}
+}
+
+// releasedFrom is a PV whose claim namespace/name was deleted: it keeps
+// the claimRef.
+func releasedFrom(namespace, name string, p corev1.PersistentVolumeReclaimPolicy) pvOption {
+	return func(pv *corev1.PersistentVolume) {
+		boundTo(namespace, name)(pv)
+		pv.Status.Phase = corev1.VolumeReleased
+		pv.Spec.PersistentVolumeReclaimPolicy = p
+	}
+}
+
+func deletingPV(pv *corev1.PersistentVolume) {
+	now := metav1.Now()
+	pv.DeletionTimestamp = &now
+}
+
+// --- nodes ---
+
+func newNode(name string, labels ...string) *corev1.Node {
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{
+		Name: name, UID: types.UID("uid-" + name), ResourceVersion: "1",
+		Labels: map[string]string{local.NodeLabel: name},
+	}}
+	for i := 0; i+1 < len(labels); i += 2 {
+		node.Labels[labels[i]] = labels[i+1]
+	}
+	return node
+}
+
+// --- clock ---
+
+// fakeClock is a clock whose time only moves when told; the timer methods
+// of clock.Clock, which the controller does not use, are real.
+type fakeClock struct {
+	clock.RealClock
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newFakeClock() *fakeClock {
+	return &fakeClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
+
+func (c *fakeClock) Step(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// --- events ---
+
+type event struct {
+	eventType, reason, message string
+	// object is what the event was recorded on, as Kind/namespace/name.
+	object string
+}
+
+func (e event) String() string {
+	return fmt.Sprintf("%s %s on %s: %s", e.eventType, e.reason, e.object, e.message)
+}
+
+// eventLog is an EventRecorder that keeps what it is given.
+type eventLog struct {
+	mu     sync.Mutex
+	events []event
+}
+
+func (l *eventLog) Event(obj runtime.Object, eventType, reason, message string) {
+	object := fmt.Sprintf("%T", obj)
+	if ref, ok := obj.(*corev1.ObjectReference); ok {
+		object = ref.Kind + "/" + ref.Namespace + "/" + ref.Name
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.events = append(l.events, event{eventType: eventType, reason: reason, message: message, object: object})
+}
+
+func (l *eventLog) Eventf(obj runtime.Object, eventType, reason, format string, args ...interface{}) {
+	l.Event(obj, eventType, reason, fmt.Sprintf(format, args...))
+}
+
+func (l *eventLog) AnnotatedEventf(obj runtime.Object, _ map[string]string, eventType, reason, format string, args ...interface{}) {
+	l.Event(obj, eventType, reason, fmt.Sprintf(format, args...))
+}
+
+func (l *eventLog) all() []event {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]event(nil), l.events...)
+}
+
+// withReason keeps the events of one reason.
+func withReason(events []event, reason string) []event {
+	var out []event
+	for _, e := range events {
+		if e.reason == reason {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// --- the fake API server ---
+
+// serverSemantics makes a fake clientset's resource behave as the API
+// server does where the controller relies on it: a merge patch or delete
+// whose resourceVersion or UID precondition does not hold fails with 409
+// Conflict, every write bumps the resourceVersion, a delete of an object
+// with finalizers only sets its deletionTimestamp, and an object being
+// deleted goes when its last finalizer does. The plain fakes do none of
+// this.
+func serverSemantics(f *k8stesting.Fake, tracker k8stesting.ObjectTracker, gvr schema.GroupVersionResource, rv *atomic.Int64) {
+	nextRV := func() string { return strconv.FormatInt(rv.Add(1), 10) }
+	conflict := func(name, why string) error {
+		return apierrors.NewConflict(gvr.GroupResource(), name, errors.New(why))
+	}
+	f.PrependReactor("delete", gvr.Resource, func(action k8stesting.Action) (bool, runtime.Object, error) {
+		del := action.(k8stesting.DeleteActionImpl)
+		obj, err := tracker.Get(gvr, del.Namespace, del.Name)
+		if err != nil {
+			return true, nil, err
+		}
+		m, _ := meta.Accessor(obj)
+		if p := del.DeleteOptions.Preconditions; p != nil {
+			if p.UID != nil && *p.UID != m.GetUID() {
+				return true, nil, conflict(del.Name, "UID precondition failed")
+			}
+			if p.ResourceVersion != nil && *p.ResourceVersion != m.GetResourceVersion() {
+				return true, nil, conflict(del.Name, "resourceVersion precondition failed")
+			}
+		}
+		if len(m.GetFinalizers()) == 0 {
+			return false, nil, nil // the tracker deletes it
+		}
+		if m.GetDeletionTimestamp() == nil {
+			now := metav1.Now()
+			m.SetDeletionTimestamp(&now)
+			m.SetResourceVersion(nextRV())
+			if err := tracker.Update(gvr, obj, del.Namespace); err != nil {
+				return true, nil, err
+			}
+		}
+		return true, nil, nil
+	})
+	f.PrependReactor("patch", gvr.Resource, func(action k8stesting.Action) (bool, runtime.Object, error) {
+		patch := action.(k8stesting.PatchActionImpl)
+		obj, err := tracker.Get(gvr, patch.Namespace, patch.Name)
+		if err != nil {
+			return true, nil, err
+		}
+		m, _ := meta.Accessor(obj)
+		var pinned struct {
+			Metadata struct {
+				ResourceVersion string    `json:"resourceVersion"`
+				UID             types.UID `json:"uid"`
+			} `json:"metadata"`
+		}
+		if patch.PatchType == types.MergePatchType {
+			if err := json.Unmarshal(patch.Patch, &pinned); err != nil {
+				return true, nil, apierrors.NewBadRequest(err.Error())
+			}
+		}
+		if v := pinned.Metadata.ResourceVersion; v != "" && v != m.GetResourceVersion() {
+			return true, nil, conflict(patch.Name, "the object has been modified")
+		}
+		if u := pinned.Metadata.UID; u != "" && u != m.GetUID() {
+			return true, nil, conflict(patch.Name, "UID mismatch")
+		}
+		_, out, err := k8stesting.ObjectReaction(tracker)(action)
+		if err != nil {
+			return true, nil, err
+		}
+		om, _ := meta.Accessor(out)
+		if om.GetDeletionTimestamp() != nil && len(om.GetFinalizers()) == 0 {
+			return true, out, tracker.Delete(gvr, patch.Namespace, patch.Name)
+		}
+		om.SetResourceVersion(nextRV())
+		return true, out, tracker.Update(gvr, out, patch.Namespace)
+	})
+}
+
+// --- the environment ---
+
+// setup is what a test starts from.
+type setup struct {
+	owners  []*unstructured.Unstructured
+	volumes []*corev1.PersistentVolume
+	nodes   []*corev1.Node
+	// disabled turns the LocalVolumeCleanup gate off.
+	disabled bool
+	// ownInformers leaves Options.CRInformers nil, so that the controller
+	// makes its own, which only Run starts: for tests that run it.
+	ownInformers bool
+	// realClock uses the real clock instead of a fake one.
+	realClock bool
+	grace     time.Duration
+	// limiter replaces the default rate limiter, to make retries fast.
+	limiter workqueue.TypedRateLimiter[string]
+}
+
+// env is a controller over started informers of fake clients. Tests either
+// call sync themselves or start the workers with run.
+type env struct {
+	kube     *fake.Clientset
+	dyn      *fakeDynamicClient
+	ctrl     *Controller
+	events   *eventLog
+	clock    *fakeClock
+	registry metrics.KubeRegistry
+	ctx      context.Context
+	logs     ktesting.Buffer
+	rv       *atomic.Int64
+	factory  informers.SharedInformerFactory
+}
+
+func newEnv(t *testing.T, s setup) *env {
+	t.Helper()
+	// Buffered so tests can check what was logged at error level.
+	logger := ktesting.NewLogger(t, ktesting.NewConfig(ktesting.BufferLogs(true)))
+	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logger))
+	var objects []runtime.Object
+	for _, pv := range s.volumes {
+		objects = append(objects, pv)
+	}
+	for _, node := range s.nodes {
+		objects = append(objects, node)
+	}
+	kube := fake.NewClientset(objects...)
+	var owners []runtime.Object
+	for _, u := range s.owners {
+		owners = append(owners, u)
+	}
+	dyn := newFakeDynamicClient(runtime.NewScheme(), listKinds, owners...)
+	rv := &atomic.Int64{}
+	rv.Store(1000)
+	serverSemantics(&kube.Fake, kube.Tracker(), pvGVR, rv)
+	serverSemantics(&dyn.Fake, dyn.Tracker(), LocalVolumeResource, rv)
+	serverSemantics(&dyn.Fake, dyn.Tracker(), LocalVolumeSetResource, rv)
+
+	registry := metrics.NewKubeRegistry()
+	m := NewMetrics()
+	registry.MustRegister(m.Registerables()...)
+	factory := informers.NewSharedInformerFactory(kube, 0)
+	events := &eventLog{}
+	clk := newFakeClock()
+	opts := Options{
+		Client:         kube,
+		Dynamic:        dyn,
+		VolumeInformer: factory.Core().V1().PersistentVolumes(),
+		NodeInformer:   factory.Core().V1().Nodes(),
+		Enabled:        !s.disabled,
+		EventRecorder:  events,
+		Metrics:        m,
+		RateLimiter:    s.limiter,
+		Clock:          clk,
+		NodeGoneGrace:  s.grace,
+	}
+	if s.realClock {
+		opts.Clock = nil
+	}
+	var crs dynamicinformer.DynamicSharedInformerFactory
+	if !s.ownInformers {
+		crs = dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0)
+		opts.CRInformers = crs
+	}
+	ctrl, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	factory.Start(ctx.Done())
+	if crs != nil {
+		crs.Start(ctx.Done())
+		if !cache.WaitForCacheSync(ctx.Done(), ctrl.cachesSynced()...) {
+			t.Fatal("caches did not sync")
+		}
+	}
+	t.Cleanup(func() {
+		cancel()
+		factory.Shutdown()
+		if crs != nil {
+			crs.Shutdown()
+		}
+	})
+	e := &env{kube: kube, dyn: dyn, ctrl: ctrl, events: events, clock: clk, registry: registry, ctx: ctx, rv: rv, factory: factory}
+	e.logs = logger.GetSink().(ktesting.Underlier).GetBuffer()
+	return e
+}
+
+// run starts the workers; the test's cleanup stops them and waits.
+func (e *env) run(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(e.ctx)
+	done := make(chan struct{})
+	go func() { e.ctrl.Run(ctx, 2); close(done) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Error("Run did not return after its context ended")
+		}
+	})
+}
+
+// settle waits until the informer caches show what the fake API servers
+// hold, object for object and version for version: every write bumps the
+// resourceVersion, so a cache that matches is current.
+func (e *env) settle(t *testing.T) {
+	t.Helper()
+	eventually(t, "the caches to catch up", func() bool {
+		// With the gate off, there are no PV and Node caches.
+		if e.ctrl.volumeIndex != nil && !sameVersions(e.stored(t, e.kube.Tracker(), pvGVR, "PersistentVolume"), e.cached(t, e.ctrl.volumeIndex)) {
+			return false
+		}
+		if e.ctrl.nodeIndex != nil && !sameVersions(e.stored(t, e.kube.Tracker(), nodeGVR, "Node"), e.cached(t, e.ctrl.nodeIndex)) {
+			return false
+		}
+		for _, k := range e.ctrl.kinds {
+			stored := e.stored(t, e.dyn.Tracker(), k.gvr, k.name)
+			objs, err := k.lister.List(labels.Everything())
+			if err != nil {
+				t.Fatal(err)
+			}
+			cached := map[string]string{}
+			for _, obj := range objs {
+				m, _ := meta.Accessor(obj)
+				cached[m.GetNamespace()+"/"+m.GetName()] = m.GetResourceVersion()
+			}
+			if !sameVersions(stored, cached) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+func sameVersions(a, b map[string]string) bool { return maps.Equal(a, b) }
+
+func (e *env) stored(t *testing.T, tracker k8stesting.ObjectTracker, gvr schema.GroupVersionResource, kind string) map[string]string {
+	t.Helper()
+	list, err := tracker.List(gvr, gvr.GroupVersion().WithKind(kind), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, obj := range items {
+		m, _ := meta.Accessor(obj)
+		out[m.GetNamespace()+"/"+m.GetName()] = m.GetResourceVersion()
+	}
+	return out
+}
+
+func (e *env) cached(t *testing.T, indexer cache.Indexer) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	if indexer == nil {
+		return out
+	}
+	for _, obj := range indexer.List() {
+		m, _ := meta.Accessor(obj)
+		out[m.GetNamespace()+"/"+m.GetName()] = m.GetResourceVersion()
+	}
+	return out
+}
+
+// sync runs one sync of key, as a worker would, on settled caches.
+func (e *env) sync(t *testing.T, key string) (time.Duration, error) {
+	t.Helper()
+	e.settle(t)
+	return e.ctrl.sync(e.ctx, key)
+}
+
+// mustSync syncs key and fails the test on an error.
+func (e *env) mustSync(t *testing.T, key string) time.Duration {
+	t.Helper()
+	after, err := e.sync(t, key)
+	if err != nil {
+		t.Fatalf("sync %s: %v", key, err)
+	}
+	return after
+}
+
+// owner reads an owner from the fake API server, nil if it is gone.
+func (e *env) owner(t *testing.T, kind string) *unstructured.Unstructured {
+	t.Helper()
+	gvr := e.ctrl.kinds[kind].gvr
+	obj, err := e.dyn.Tracker().Get(gvr, testNS, ownerName)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return obj.(*unstructured.Unstructured)
+}
+
+// pv reads a PV from the fake API server, nil if it is gone.
+func (e *env) pv(t *testing.T, name string) *corev1.PersistentVolume {
+	t.Helper()
+	obj, err := e.kube.Tracker().Get(pvGVR, "", name)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return obj.(*corev1.PersistentVolume)
+}
+
+// updatePV changes a PV on the fake API server, as another client would.
+func (e *env) updatePV(t *testing.T, name string, change pvOption) {
+	t.Helper()
+	pv := e.pv(t, name)
+	if pv == nil {
+		t.Fatalf("PV %s not found", name)
+	}
+	change(pv)
+	pv.ResourceVersion = strconv.FormatInt(e.rv.Add(1), 10)
+	if err := e.kube.Tracker().Update(pvGVR, pv, ""); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// agentReleases does what the node agent does once it has cleaned a PV
+// being deleted: it removes its finalizer, and the PV goes.
+func (e *env) agentReleases(t *testing.T, name string) {
+	t.Helper()
+	pv := e.pv(t, name)
+	if pv == nil || pv.DeletionTimestamp == nil {
+		t.Fatalf("PV %s is not being deleted: %v", name, pv)
+	}
+	e.updatePV(t, name, func(pv *corev1.PersistentVolume) { pv.Finalizers = nil })
+	if err := e.kube.Tracker().Delete(pvGVR, "", name); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (e *env) createNode(t *testing.T, node *corev1.Node) {
+	t.Helper()
+	node.ResourceVersion = strconv.FormatInt(e.rv.Add(1), 10)
+	if err := e.kube.Tracker().Add(node); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (e *env) deleteNode(t *testing.T, name string) {
+	t.Helper()
+	if err := e.kube.Tracker().Delete(nodeGVR, "", name); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// writes lists the writes sent to the fake API servers, as "verb resource
+// name".
+func (e *env) writes() []string {
+	var out []string
+	for _, a := range append(e.kube.Actions(), e.dyn.Actions()...) {
+		switch a := a.(type) {
+		case k8stesting.PatchActionImpl:
+			out = append(out, "patch "+a.Resource.Resource+" "+a.Name)
+		case k8stesting.DeleteActionImpl:
+			out = append(out, "delete "+a.Resource.Resource+" "+a.Name)
+		case k8stesting.CreateActionImpl, k8stesting.UpdateActionImpl:
+			out = append(out, a.GetVerb()+" "+a.GetResource().Resource)
+		}
+	}
+	return out
+}
+
+// deletes returns the delete actions sent for PVs.
+func (e *env) deletes() []k8stesting.DeleteActionImpl {
+	var out []k8stesting.DeleteActionImpl
+	for _, a := range e.kube.Actions() {
+		if d, ok := a.(k8stesting.DeleteActionImpl); ok && d.Resource == pvGVR {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// patches returns the patch actions sent for PVs or owners.
+func (e *env) patches(resource string) []k8stesting.PatchActionImpl {
+	var out []k8stesting.PatchActionImpl
+	for _, a := range append(e.kube.Actions(), e.dyn.Actions()...) {
+		if p, ok := a.(k8stesting.PatchActionImpl); ok && p.Resource.Resource == resource {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// errorLogs returns the error-level log entries written so far.
+func (e *env) errorLogs() []string {
+	var out []string
+	for _, entry := range e.logs.Data() {
+		if entry.Type == ktesting.LogError {
+			out = append(out, entry.Message)
+		}
+	}
+	return out
+}
+
+// metric returns the value of a local_volume_cleanup metric by its short
+// name.
+func (e *env) metric(t *testing.T, name string) float64 {
+	t.Helper()
+	families, err := e.registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != "csi_provisioner_local_volume_cleanup_"+name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			if m.GetCounter() != nil {
+				return m.GetCounter().GetValue()
+			}
+			return m.GetGauge().GetValue()
+		}
+	}
+	t.Fatalf("metric %s not found", name)
+	return 0
+}
+
+func hasOwnerFinalizer(u *unstructured.Unstructured) bool {
+	return u != nil && slices.Contains(u.GetFinalizers(), local.LocalVolumeProtectionFinalizer)
+}
+
+// mentions fails the test unless text contains every part.
+func mentions(t *testing.T, text string, parts ...string) {
+	t.Helper()
+	for _, p := range parts {
+		if !strings.Contains(text, p) {
+			t.Errorf("%q does not mention %q", text, p)
+		}
+	}
+}
+
+// eventually polls cond until it holds or fails the test after 5s.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func fastRetries() workqueue.TypedRateLimiter[string] {
+	return workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Millisecond, 10*time.Millisecond)
+}
