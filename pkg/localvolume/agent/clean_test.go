@@ -1,0 +1,304 @@
+package agent
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	k8stesting "k8s.io/client-go/testing"
+)
+
+// pvActions lists the patch and delete actions sent for PV name, in order.
+func (e *env) pvActions(name string) []k8stesting.Action {
+	var out []k8stesting.Action
+	for _, a := range e.client.Actions() {
+		if a.GetResource().Resource != "persistentvolumes" {
+			continue
+		}
+		switch x := a.(type) {
+		case k8stesting.PatchAction:
+			if x.GetName() == name {
+				out = append(out, a)
+			}
+		case k8stesting.DeleteAction:
+			if x.GetName() == name {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
+}
+
+// waitRecreated waits until the PV name exists with another UID than old:
+// the agent deleted the cleaned PV, let it go (its owner is alive) and
+// offered the disk again.
+func (e *env) waitRecreated(name string, old string) *corev1.PersistentVolume {
+	e.t.Helper()
+	var pv *corev1.PersistentVolume
+	eventually(e.t, "PV "+name+" deleted and made again", func() bool {
+		p, ok := e.pv(name)
+		pv = p
+		return ok && string(p.UID) != old && p.DeletionTimestamp == nil
+	})
+	return pv
+}
+
+func TestReleasedVolumeIsWipedOnceAndDeleted(t *testing.T) {
+	h := newHost(t, disk{kname: "/dev/sdb", id: "wwn-0x1"})
+	e := newEnv(t, h, nil, newLocalVolume("lv", []string{"/dev/sdb"}))
+	e.start()
+	name := PVName(testNode, testRoot+"/local-sc/wwn-0x1")
+	eventually(t, "the PV", func() bool { _, ok := e.pv(name); return ok })
+	old := e.mustPV(name)
+	e.release(name)
+
+	fresh := e.waitRecreated(name, string(old.UID))
+	settle()
+	if n := h.wipeCount("/dev/sdb"); n != 1 {
+		t.Errorf("wiped %d times, want 1", n)
+	}
+	if _, ok := fresh.Annotations[AnnotationWipeStarted]; ok {
+		t.Error("the new PV carries the old one's wipe record")
+	}
+	// wipe-started, then wiped, then a delete pinned to the wiped version.
+	var sawStarted, sawWiped, sawDelete bool
+	for _, a := range e.pvActions(name) {
+		switch x := a.(type) {
+		case k8stesting.PatchAction:
+			p := string(x.GetPatch())
+			switch {
+			case contains(p, AnnotationWipeStarted):
+				sawStarted = true
+				if sawWiped || sawDelete {
+					t.Error("wipe-started written after the wipe")
+				}
+				if !contains(p, `"resourceVersion"`) || !contains(p, `"uid"`) {
+					t.Errorf("wipe-started patch not pinned: %s", p)
+				}
+			case contains(p, AnnotationWiped):
+				sawWiped = true
+				if !sawStarted {
+					t.Error("wiped written before wipe-started")
+				}
+			}
+		case k8stesting.DeleteAction:
+			if sawDelete {
+				continue
+			}
+			sawDelete = true
+			pre := x.GetDeleteOptions().Preconditions
+			if pre == nil || pre.UID == nil || *pre.UID != old.UID || pre.ResourceVersion == nil || *pre.ResourceVersion == "" {
+				t.Errorf("delete without UID and resourceVersion preconditions: %+v", pre)
+			}
+			if !sawWiped {
+				t.Error("deleted before the wipe was recorded")
+			}
+		}
+	}
+	if !sawStarted || !sawWiped || !sawDelete {
+		t.Errorf("started %v, wiped %v, deleted %v; want all", sawStarted, sawWiped, sawDelete)
+	}
+	if got := e.metric("wipes_total{ok}"); got != 1 {
+		t.Errorf("wipes_total{ok} = %v, want 1", got)
+	}
+	if got := e.metric("volumes_deleted_total"); got != 1 {
+		t.Errorf("volumes_deleted_total = %v, want 1", got)
+	}
+	c := &collector{e: e}
+	if ev := c.withReason(ReasonVolumeWiped); len(ev) != 1 {
+		t.Errorf("VolumeWiped events %q, want 1", ev)
+	}
+	// The owner is alive: the symlink stays and still names the same disk.
+	if got := h.link(testRoot + "/local-sc/wwn-0x1"); got != "/dev/disk/by-id/wwn-0x1" {
+		t.Errorf("symlink -> %q", got)
+	}
+}
+
+// A restart after the wipe was recorded, before the PV was deleted, only
+// deletes.
+func TestRestartAfterWipedDoesNotWipeAgain(t *testing.T) {
+	h := newHost(t, disk{kname: "/dev/sdb", id: "wwn-0x1"})
+	e := newEnv(t, h, nil, newLocalVolume("lv", []string{"/dev/sdb"}))
+	var failDelete atomic.Bool
+	failDelete.Store(true)
+	e.client.PrependReactor("delete", "persistentvolumes", func(k8stesting.Action) (bool, runtime.Object, error) {
+		if failDelete.Load() {
+			return true, nil, context.DeadlineExceeded
+		}
+		return false, nil, nil
+	})
+	e.start()
+	name := PVName(testNode, testRoot+"/local-sc/wwn-0x1")
+	eventually(t, "the PV", func() bool { _, ok := e.pv(name); return ok })
+	old := e.mustPV(name)
+	e.release(name)
+	eventually(t, "the wipe recorded", func() bool {
+		_, ok := e.mustPV(name).Annotations[AnnotationWiped]
+		return ok
+	})
+	settle() // delete retries
+	if n := h.wipeCount("/dev/sdb"); n != 1 {
+		t.Fatalf("wiped %d times while the delete failed, want 1", n)
+	}
+
+	e.stop()
+	failDelete.Store(false)
+	e.start()
+	e.waitRecreated(name, string(old.UID))
+	settle()
+	if n := h.wipeCount("/dev/sdb"); n != 1 {
+		t.Errorf("wiped %d times across the restart, want 1", n)
+	}
+	if got := e.metric("wipes_total{ok}"); got != 0 {
+		t.Errorf("the new agent wiped: wipes_total{ok} = %v", got)
+	}
+}
+
+// A restart in the middle of a wipe: the new agent wipes once more, then
+// deletes. The PV stays until the agent deletes it.
+func TestRestartAfterInterruptedWipe(t *testing.T) {
+	h := newHost(t, disk{kname: "/dev/sdb", id: "wwn-0x1"})
+	e := newEnv(t, h, nil, newLocalVolume("lv", []string{"/dev/sdb"}))
+	entered := make(chan struct{}, 1)
+	h.setWipeHook(func(ctx context.Context, _ string) error {
+		select {
+		case entered <- struct{}{}:
+		default:
+		}
+		<-ctx.Done() // the agent is killed mid-wipe
+		return ctx.Err()
+	})
+	e.start()
+	name := PVName(testNode, testRoot+"/local-sc/wwn-0x1")
+	eventually(t, "the PV", func() bool { _, ok := e.pv(name); return ok })
+	old := e.mustPV(name)
+	e.release(name)
+	<-entered
+	e.stop()
+
+	pv := e.mustPV(name)
+	if pv.UID != old.UID || pv.DeletionTimestamp != nil {
+		t.Fatalf("PV lost or being deleted after the interrupted wipe: %+v", pv.ObjectMeta)
+	}
+	if pv.Annotations[AnnotationWipeStarted] != "/dev/sdb" {
+		t.Errorf("wipe-started = %q, want /dev/sdb", pv.Annotations[AnnotationWipeStarted])
+	}
+	if _, ok := pv.Annotations[AnnotationWiped]; ok {
+		t.Error("wiped recorded for a wipe that did not finish")
+	}
+	if n := h.wipeCount("/dev/sdb"); n != 0 {
+		t.Fatalf("wipe counted: %d", n)
+	}
+	deletesBefore := len(e.pvActions(name))
+
+	h.setWipeHook(nil)
+	e.start()
+	e.waitRecreated(name, string(old.UID))
+	settle()
+	if n := h.wipeCount("/dev/sdb"); n != 1 {
+		t.Errorf("wiped %d times after the restart, want 1", n)
+	}
+	// The only delete is the new agent's, after its wipe was recorded.
+	var sawWiped bool
+	for _, a := range e.pvActions(name)[deletesBefore:] {
+		switch x := a.(type) {
+		case k8stesting.PatchAction:
+			if contains(string(x.GetPatch()), AnnotationWiped) {
+				sawWiped = true
+			}
+			if contains(string(x.GetPatch()), AnnotationWipeStarted) {
+				t.Error("the resumed wipe wrote wipe-started again")
+			}
+		case k8stesting.DeleteAction:
+			if !sawWiped {
+				t.Error("deleted before the resumed wipe was recorded")
+			}
+			return
+		}
+	}
+	t.Error("no delete after the restart")
+}
+
+func TestDeviceInUseAtWipeTimeIsNotWiped(t *testing.T) {
+	h := newHost(t, disk{kname: "/dev/sdb", id: "wwn-0x1"})
+	e := newEnv(t, h, nil, newLocalVolume("lv", []string{"/dev/sdb"}))
+	e.start()
+	name := PVName(testNode, testRoot+"/local-sc/wwn-0x1")
+	eventually(t, "the PV", func() bool { _, ok := e.pv(name); return ok })
+	old := e.mustPV(name)
+	h.mount("/dev/sdb") // a pod still has it
+	e.release(name)
+	c := &collector{e: e}
+	eventually(t, "a refusal", func() bool { return len(c.withReason(ReasonWipeRefused)) > 0 })
+	settle() // retries with backoff
+	if n := h.wipeCount("/dev/sdb"); n != 0 {
+		t.Fatalf("wiped a mounted device %d times", n)
+	}
+	pv := e.mustPV(name)
+	if pv.DeletionTimestamp != nil || pv.UID != old.UID {
+		t.Fatal("the PV of a device in use was deleted")
+	}
+	if _, ok := pv.Annotations[AnnotationWipeStarted]; ok {
+		t.Error("wipe-started recorded for a refused wipe")
+	}
+	if ev := c.withReason(ReasonWipeRefused); len(ev) != 1 {
+		t.Errorf("WipeRefused events %q, want 1", ev)
+	}
+	if got := e.metric("wipes_total{refused}"); got < 1 {
+		t.Errorf("wipes_total{refused} = %v", got)
+	}
+
+	// Held open exclusively (device-mapper, a program) is refused too.
+	h.unmountAll()
+	h.setBusy("/dev/sdb", true)
+	settle()
+	if n := h.wipeCount("/dev/sdb"); n != 0 {
+		t.Fatalf("wiped a busy device %d times", n)
+	}
+
+	h.setBusy("/dev/sdb", false)
+	e.waitRecreated(name, string(old.UID))
+	if n := h.wipeCount("/dev/sdb"); n != 1 {
+		t.Errorf("wiped %d times once free, want 1", n)
+	}
+}
+
+// A PV being deleted is never wiped, even Released with a Delete policy.
+func TestDeletingVolumeIsNeverWiped(t *testing.T) {
+	h := newHost(t, disk{kname: "/dev/sdb", id: "wwn-0x1"})
+	e := newEnv(t, h, nil, newLocalVolume("lv", []string{"/dev/sdb"}))
+	pv := e.agentPV(KindLocalVolume, "lv", "local-sc", "/dev/sdb", "wwn-0x1", released, func(pv *corev1.PersistentVolume) {
+		deletingNow(pv)
+	})
+	e.createPV(pv)
+	old := e.mustPV(pv.Name)
+	e.start()
+	e.waitRecreated(pv.Name, string(old.UID))
+	settle()
+	if n := h.wipeCount("/dev/sdb"); n != 0 {
+		t.Errorf("wiped a PV being deleted %d times", n)
+	}
+}
+
+// Retain: the agent leaves a released PV alone.
+func TestRetainedVolumeIsLeftAlone(t *testing.T) {
+	h := newHost(t, disk{kname: "/dev/sdb", id: "wwn-0x1"})
+	e := newEnv(t, h, nil, newLocalVolume("lv", []string{"/dev/sdb"}))
+	pv := e.agentPV(KindLocalVolume, "lv", "local-sc", "/dev/sdb", "wwn-0x1", released, func(pv *corev1.PersistentVolume) {
+		pv.Spec.PersistentVolumeReclaimPolicy = corev1.PersistentVolumeReclaimRetain
+	})
+	e.createPV(pv)
+	e.start()
+	settle()
+	if n := h.wipeCount("/dev/sdb"); n != 0 {
+		t.Errorf("wiped a retained PV %d times", n)
+	}
+	if got := e.mustPV(pv.Name); got.DeletionTimestamp != nil {
+		t.Error("a retained PV was deleted")
+	}
+}
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }

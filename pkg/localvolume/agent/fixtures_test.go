@@ -1,0 +1,365 @@
+package agent
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/component-base/metrics"
+	"k8s.io/klog/v2"
+	"k8s.io/klog/v2/ktesting"
+
+	"github.com/csi-protect/external-provisioner/pkg/apis/local"
+	localv1 "github.com/csi-protect/external-provisioner/pkg/apis/local/v1"
+	localv1alpha1 "github.com/csi-protect/external-provisioner/pkg/apis/local/v1alpha1"
+	"github.com/csi-protect/external-provisioner/pkg/localvolume/devices"
+)
+
+const (
+	testNode     = "node-a"
+	testHostname = "host-a"
+	testRoot     = "/mnt/local-storage"
+	testNS       = "local-storage"
+)
+
+// ---- Owners. ----
+
+type lvOption func(*localv1.LocalVolume)
+
+func newLocalVolume(name string, devicePaths []string, opts ...lvOption) *localv1.LocalVolume {
+	lv := &localv1.LocalVolume{
+		TypeMeta:   metav1.TypeMeta{APIVersion: localv1.SchemeGroupVersion.String(), Kind: KindLocalVolume},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: testNS, UID: types.UID("uid-lv-" + name), Finalizers: []string{local.LocalVolumeProtectionFinalizer}},
+		Spec: localv1.LocalVolumeSpec{StorageClassDevices: []localv1.StorageClassDevice{{
+			StorageClassName: "local-sc", VolumeMode: localv1.PersistentVolumeFilesystem, FSType: "xfs", DevicePaths: devicePaths,
+		}}},
+	}
+	for _, o := range opts {
+		o(lv)
+	}
+	return lv
+}
+
+type lvsOption func(*localv1alpha1.LocalVolumeSet)
+
+func newLocalVolumeSet(name string, opts ...lvsOption) *localv1alpha1.LocalVolumeSet {
+	lvs := &localv1alpha1.LocalVolumeSet{
+		TypeMeta:   metav1.TypeMeta{APIVersion: localv1alpha1.SchemeGroupVersion.String(), Kind: KindLocalVolumeSet},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: testNS, UID: types.UID("uid-lvs-" + name), Finalizers: []string{local.LocalVolumeProtectionFinalizer}},
+		Spec:       localv1alpha1.LocalVolumeSetSpec{StorageClassName: "set-sc", VolumeMode: localv1alpha1.PersistentVolumeBlock},
+	}
+	for _, o := range opts {
+		o(lvs)
+	}
+	return lvs
+}
+
+func toUnstructured(t *testing.T, obj runtime.Object) *unstructured.Unstructured {
+	t.Helper()
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &unstructured.Unstructured{Object: m}
+}
+
+func deletingNow(m metav1.Object) {
+	now := metav1.Now()
+	m.SetDeletionTimestamp(&now)
+}
+
+// ---- The environment: a host, an API server, an agent. ----
+
+type env struct {
+	t        *testing.T
+	host     *host
+	client   *fake.Clientset
+	dyn      *fakeDynamic
+	recorder *record.FakeRecorder
+	registry metrics.KubeRegistry
+	metrics  *Metrics
+	ctx      context.Context
+	agent    *Agent
+	stop     func()
+}
+
+func newEnv(t *testing.T, h *host, nodeLabels map[string]string, objs ...runtime.Object) *env {
+	t.Helper()
+	logger := ktesting.NewLogger(t, ktesting.NewConfig(ktesting.Verbosity(4)))
+	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logger))
+	t.Cleanup(cancel)
+	if nodeLabels == nil {
+		nodeLabels = map[string]string{local.NodeLabel: testHostname}
+	}
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: testNode, Labels: nodeLabels}}
+	e := &env{t: t, host: h, client: newClient(node), dyn: newFakeDynamic(), ctx: ctx}
+	for _, o := range objs {
+		e.setOwner(o)
+	}
+	return e
+}
+
+// setOwner creates or replaces a LocalVolume or LocalVolumeSet.
+func (e *env) setOwner(obj runtime.Object) {
+	e.t.Helper()
+	switch obj.(type) {
+	case *localv1.LocalVolume:
+		e.dyn.set(LocalVolumeResource, toUnstructured(e.t, obj))
+	case *localv1alpha1.LocalVolumeSet:
+		e.dyn.set(LocalVolumeSetResource, toUnstructured(e.t, obj))
+	default:
+		e.t.Fatalf("not an owner: %T", obj)
+	}
+}
+
+// start runs a new agent over the env's host and API server; the previous
+// one, if any, must have been stopped.
+func (e *env) start() {
+	e.t.Helper()
+	e.recorder = record.NewFakeRecorder(1000)
+	e.registry = metrics.NewKubeRegistry()
+	e.metrics = NewMetrics()
+	e.registry.MustRegister(e.metrics.Registerables()...)
+	a, err := New(Options{
+		NodeName:      testNode,
+		SymlinkRoot:   testRoot,
+		Client:        e.client,
+		Dynamic:       e.dyn,
+		Runner:        e.host,
+		FS:            e.host.fs,
+		Checker:       e.host.checker(),
+		Wiper:         e.host,
+		EventRecorder: e.recorder,
+		Metrics:       e.metrics,
+		RateLimiter:   workqueue.NewTypedItemExponentialFailureRateLimiter[string](5*time.Millisecond, 50*time.Millisecond),
+		Resync:        50 * time.Millisecond,
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.agent = a
+	ctx, cancel := context.WithCancel(e.ctx)
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx) }()
+	stopped := false
+	e.stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				e.t.Errorf("Run: %v", err)
+			}
+		case <-time.After(5 * time.Second):
+			e.t.Error("Run did not return after its context ended")
+		}
+	}
+	e.t.Cleanup(e.stop)
+}
+
+// restart stops the agent and starts a new one, as after a crash.
+func (e *env) restart() {
+	e.t.Helper()
+	e.stop()
+	e.start()
+}
+
+func (e *env) pvs() []corev1.PersistentVolume {
+	e.t.Helper()
+	list, err := e.client.CoreV1().PersistentVolumes().List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return list.Items
+}
+
+func (e *env) pv(name string) (*corev1.PersistentVolume, bool) {
+	pv, err := e.client.CoreV1().PersistentVolumes().Get(context.Background(), name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, false
+	}
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return pv, true
+}
+
+func (e *env) mustPV(name string) *corev1.PersistentVolume {
+	e.t.Helper()
+	pv, ok := e.pv(name)
+	if !ok {
+		e.t.Fatalf("PV %s not found", name)
+	}
+	return pv
+}
+
+// updatePV changes a PV on the API server (status included: the fake has
+// no status subresource rules).
+func (e *env) updatePV(name string, change func(*corev1.PersistentVolume)) {
+	e.t.Helper()
+	pv := e.mustPV(name)
+	change(pv)
+	if _, err := e.client.CoreV1().PersistentVolumes().Update(context.Background(), pv, metav1.UpdateOptions{}); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// release makes a PV Released, as the PV controller does when its claim
+// is deleted.
+func (e *env) release(name string) {
+	e.updatePV(name, func(pv *corev1.PersistentVolume) {
+		pv.Spec.ClaimRef = &corev1.ObjectReference{Kind: "PersistentVolumeClaim", Namespace: "app", Name: "data", UID: "uid-pvc"}
+		pv.Status.Phase = corev1.VolumeReleased
+	})
+}
+
+// createPV stores a PV as the agent would have made it, for tests that
+// start from an existing volume.
+func (e *env) createPV(pv *corev1.PersistentVolume) {
+	e.t.Helper()
+	if _, err := e.client.CoreV1().PersistentVolumes().Create(context.Background(), pv, metav1.CreateOptions{}); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// agentPV is the PV the agent makes for device id (a by-id name) of an
+// owner, with its symlink on the host.
+func (e *env) agentPV(kind, owner, storageClass, kname, id string, mods ...func(*corev1.PersistentVolume)) *corev1.PersistentVolume {
+	e.t.Helper()
+	if err := devices.EnsureSymlink(e.host.fs, testRoot, storageClass, id, "/dev/disk/by-id/"+id); err != nil {
+		e.t.Fatal(err)
+	}
+	path := testRoot + "/" + storageClass + "/" + id
+	mode := corev1.PersistentVolumeFilesystem
+	pv := &corev1.PersistentVolume{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: PVName(testNode, path),
+			Labels: map[string]string{
+				local.OwnerKindLabel: kind, local.OwnerNameLabel: owner, local.OwnerNamespaceLabel: testNS,
+				local.NodeLabel: testHostname,
+			},
+			Annotations: map[string]string{AnnotationDeviceKernelPath: kname, AnnotationDeviceStableName: "/dev/disk/by-id/" + id},
+			Finalizers:  []string{local.SymlinkDeleterFinalizer},
+		},
+		Spec: corev1.PersistentVolumeSpec{
+			PersistentVolumeSource:        corev1.PersistentVolumeSource{Local: &corev1.LocalVolumeSource{Path: path}},
+			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimDelete,
+			StorageClassName:              storageClass,
+			VolumeMode:                    &mode,
+		},
+		Status: corev1.PersistentVolumeStatus{Phase: corev1.VolumeAvailable},
+	}
+	for _, m := range mods {
+		m(pv)
+	}
+	return pv
+}
+
+func released(pv *corev1.PersistentVolume) {
+	pv.Spec.ClaimRef = &corev1.ObjectReference{Kind: "PersistentVolumeClaim", Namespace: "app", Name: "data", UID: "uid-pvc"}
+	pv.Status.Phase = corev1.VolumeReleased
+}
+
+func annotated(key, value string) func(*corev1.PersistentVolume) {
+	return func(pv *corev1.PersistentVolume) { pv.Annotations[key] = value }
+}
+
+// events drains the recorded events.
+func (e *env) events() []string {
+	var out []string
+	for {
+		select {
+		case ev := <-e.recorder.Events:
+			out = append(out, ev)
+		default:
+			return out
+		}
+	}
+}
+
+// collect keeps every event seen, across calls.
+type collector struct {
+	e   *env
+	all []string
+}
+
+func (c *collector) withReason(reason string) []string {
+	c.all = append(c.all, c.e.events()...)
+	var out []string
+	for _, ev := range c.all {
+		if strings.Contains(ev, " "+reason+" ") {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// metric returns the value of a local_volume_agent metric; for wipes_total
+// name is "wipes_total{result}".
+func (e *env) metric(name string) float64 {
+	e.t.Helper()
+	label := ""
+	if i := strings.Index(name, "{"); i >= 0 {
+		label = strings.TrimSuffix(name[i+1:], "}")
+		name = name[:i]
+	}
+	families, err := e.registry.Gather()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != "csi_provisioner_local_volume_agent_"+name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			if label != "" {
+				match := false
+				for _, lp := range m.GetLabel() {
+					if lp.GetName() == "result" && lp.GetValue() == label {
+						match = true
+					}
+				}
+				if !match {
+					continue
+				}
+			}
+			return m.GetCounter().GetValue()
+		}
+	}
+	return 0
+}
+
+// eventually polls cond until it holds or fails the test after 10s.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// settle lets the agent run several resyncs.
+func settle() { time.Sleep(400 * time.Millisecond) }
+
+func sha256Prefix(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:8])
+}
