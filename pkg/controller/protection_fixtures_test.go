@@ -12,6 +12,8 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/component-base/metrics"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 // protectionSetup is what a protection controller test starts from.
@@ -117,45 +119,15 @@ func (e *protectionEnv) claim(t *testing.T, name string) *v1.PersistentVolumeCla
 // eventually polls cond until it holds or fails the test after 5s.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testutil.Eventually(t, 5*time.Second, what, cond)
 }
 
 // events drains the recorded events.
-func (e *protectionEnv) events() []string {
-	var out []string
-	for {
-		select {
-		case ev := <-e.recorder.Events:
-			out = append(out, ev)
-		default:
-			return out
-		}
-	}
-}
+func (e *protectionEnv) events() []string { return testutil.Drain(e.recorder.Events) }
 
 // metric returns the value of a protection metric by its name suffix.
 func (e *protectionEnv) metric(t *testing.T, name string) float64 {
 	t.Helper()
-	families, err := e.registry.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range families {
-		if f.GetName() != "csi_provisioner_provisioning_protection_"+name {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			if m.GetCounter() != nil {
-				return m.GetCounter().GetValue()
-			}
-			return m.GetGauge().GetValue()
-		}
-	}
-	return 0
+	v, _ := testutil.MetricValue(t, e.registry, "csi_provisioner_provisioning_protection_"+name)
+	return v
 }

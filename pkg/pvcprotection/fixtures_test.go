@@ -17,6 +17,8 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/component-base/metrics"
 	"k8s.io/utils/ptr"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 const (
@@ -239,44 +241,18 @@ func (e *env) patches() []k8stesting.PatchAction {
 }
 
 // events drains the recorded events.
-func (e *env) events() []string {
-	var out []string
-	for {
-		select {
-		case ev := <-e.recorder.Events:
-			out = append(out, ev)
-		default:
-			return out
-		}
-	}
-}
+func (e *env) events() []string { return testutil.Drain(e.recorder.Events) }
 
 // metric returns the value of a pvc protection metric by its name suffix
 // and, for a vector, its result label.
 func (e *env) metric(name string, result ...string) float64 {
 	e.t.Helper()
-	families, err := e.registry.Gather()
-	if err != nil {
-		e.t.Fatal(err)
+	var labels []string
+	if len(result) > 0 {
+		labels = []string{"result", result[0]}
 	}
-	for _, f := range families {
-		if f.GetName() != "csi_provisioner_pvc_protection_"+name {
-			continue
-		}
-	metrics:
-		for _, m := range f.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if len(result) == 0 || l.GetName() != "result" || l.GetValue() != result[0] {
-					continue metrics
-				}
-			}
-			if m.GetCounter() != nil {
-				return m.GetCounter().GetValue()
-			}
-			return m.GetGauge().GetValue()
-		}
-	}
-	return 0
+	v, _ := testutil.MetricValue(e.t, e.registry, "csi_provisioner_pvc_protection_"+name, labels...)
+	return v
 }
 
 // queued takes the keys in the queue now, without waiting.
@@ -294,13 +270,7 @@ func (e *env) queued() []string {
 // eventually polls cond until it holds or fails the test after 5s.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.Eventually(t, 5*time.Second, what, cond)
 }
 
 // fakeFreshness answers every question alike and counts them.

@@ -18,6 +18,8 @@ import (
 	"k8s.io/component-base/metrics"
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 const (
@@ -200,17 +202,7 @@ func (e *env) patches() int {
 }
 
 // events drains the recorded events.
-func (e *env) events() []string {
-	var out []string
-	for {
-		select {
-		case ev := <-e.recorder.Events:
-			out = append(out, ev)
-		default:
-			return out
-		}
-	}
-}
+func (e *env) events() []string { return testutil.Drain(e.recorder.Events) }
 
 // errorLogs returns the error-level log entries written so far.
 func (e *env) errorLogs() []string {
@@ -226,23 +218,11 @@ func (e *env) errorLogs() []string {
 // metric returns the value of a pv_protection metric by its short name.
 func (e *env) metric(t *testing.T, name string) float64 {
 	t.Helper()
-	families, err := e.registry.Gather()
-	if err != nil {
-		t.Fatal(err)
+	v, ok := testutil.MetricValue(t, e.registry, "csi_provisioner_pv_protection_"+name)
+	if !ok {
+		t.Fatalf("metric %s not found", name)
 	}
-	for _, f := range families {
-		if f.GetName() != "csi_provisioner_pv_protection_"+name {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			if m.GetCounter() != nil {
-				return m.GetCounter().GetValue()
-			}
-			return m.GetGauge().GetValue()
-		}
-	}
-	t.Fatalf("metric %s not found", name)
-	return 0
+	return v
 }
 
 func hasFinalizer(pv *v1.PersistentVolume) bool { return slices.Contains(pv.Finalizers, Finalizer) }
@@ -261,11 +241,5 @@ func withReason(events []string, reason string) []string {
 // eventually polls cond until it holds or fails the test after 5s.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.Eventually(t, 5*time.Second, what, cond)
 }

@@ -25,6 +25,8 @@ import (
 	localv1 "github.com/csi-protect/external-provisioner/pkg/apis/local/v1"
 	localv1alpha1 "github.com/csi-protect/external-provisioner/pkg/apis/local/v1alpha1"
 	"github.com/csi-protect/external-provisioner/pkg/localvolume/devices"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 const (
@@ -280,17 +282,7 @@ func annotated(key, value string) func(*corev1.PersistentVolume) {
 }
 
 // events drains the recorded events.
-func (e *env) events() []string {
-	var out []string
-	for {
-		select {
-		case ev := <-e.recorder.Events:
-			out = append(out, ev)
-		default:
-			return out
-		}
-	}
-}
+func (e *env) events() []string { return testutil.Drain(e.recorder.Events) }
 
 // collect keeps every event seen, across calls.
 type collector struct {
@@ -313,47 +305,19 @@ func (c *collector) withReason(reason string) []string {
 // name is "wipes_total{result}".
 func (e *env) metric(name string) float64 {
 	e.t.Helper()
-	label := ""
+	var labels []string
 	if i := strings.Index(name, "{"); i >= 0 {
-		label = strings.TrimSuffix(name[i+1:], "}")
+		labels = []string{"result", strings.TrimSuffix(name[i+1:], "}")}
 		name = name[:i]
 	}
-	families, err := e.registry.Gather()
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	for _, f := range families {
-		if f.GetName() != "csi_provisioner_local_volume_agent_"+name {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			if label != "" {
-				match := false
-				for _, lp := range m.GetLabel() {
-					if lp.GetName() == "result" && lp.GetValue() == label {
-						match = true
-					}
-				}
-				if !match {
-					continue
-				}
-			}
-			return m.GetCounter().GetValue()
-		}
-	}
-	return 0
+	v, _ := testutil.MetricValue(e.t, e.registry, "csi_provisioner_local_volume_agent_"+name, labels...)
+	return v
 }
 
 // eventually polls cond until it holds or fails the test after 10s.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.Eventually(t, 10*time.Second, what, cond)
 }
 
 // settle lets the agent run several resyncs.

@@ -37,6 +37,8 @@ import (
 	"github.com/csi-protect/external-provisioner/pkg/apis/local"
 	localv1 "github.com/csi-protect/external-provisioner/pkg/apis/local/v1"
 	localv1alpha1 "github.com/csi-protect/external-provisioner/pkg/apis/local/v1alpha1"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 const (
@@ -708,23 +710,11 @@ func (e *env) errorLogs() []string {
 // name.
 func (e *env) metric(t *testing.T, name string) float64 {
 	t.Helper()
-	families, err := e.registry.Gather()
-	if err != nil {
-		t.Fatal(err)
+	v, ok := testutil.MetricValue(t, e.registry, "csi_provisioner_local_volume_cleanup_"+name)
+	if !ok {
+		t.Fatalf("metric %s not found", name)
 	}
-	for _, f := range families {
-		if f.GetName() != "csi_provisioner_local_volume_cleanup_"+name {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			if m.GetCounter() != nil {
-				return m.GetCounter().GetValue()
-			}
-			return m.GetGauge().GetValue()
-		}
-	}
-	t.Fatalf("metric %s not found", name)
-	return 0
+	return v
 }
 
 func hasOwnerFinalizer(u *unstructured.Unstructured) bool {
@@ -744,13 +734,7 @@ func mentions(t *testing.T, text string, parts ...string) {
 // eventually polls cond until it holds or fails the test after 5s.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.Eventually(t, 5*time.Second, what, cond)
 }
 
 func fastRetries() workqueue.TypedRateLimiter[string] {

@@ -1,0 +1,83 @@
+// Package testutil holds the helpers the controllers' unit tests share:
+// reading a metric from a registry, draining a fake event recorder and
+// waiting for a condition.
+package testutil
+
+import (
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+)
+
+// Gatherer is what a metrics registry offers to read it back.
+type Gatherer interface {
+	Gather() ([]*dto.MetricFamily, error)
+}
+
+// MetricValue returns the value of the counter or gauge called name whose
+// labels include every pair in labels (name, value, name, value...), and
+// false if there is none.
+func MetricValue(t testing.TB, g Gatherer, name string, labels ...string) (float64, bool) {
+	t.Helper()
+	families, err := g.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			if !hasLabels(m, labels) {
+				continue
+			}
+			if m.GetCounter() != nil {
+				return m.GetCounter().GetValue(), true
+			}
+			return m.GetGauge().GetValue(), true
+		}
+	}
+	return 0, false
+}
+
+func hasLabels(m *dto.Metric, pairs []string) bool {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		found := false
+		for _, l := range m.GetLabel() {
+			if l.GetName() == pairs[i] && l.GetValue() == pairs[i+1] {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// Drain returns the events a fake recorder has buffered, without waiting.
+func Drain(events <-chan string) []string {
+	var out []string
+	for {
+		select {
+		case ev := <-events:
+			out = append(out, ev)
+		default:
+			return out
+		}
+	}
+}
+
+// Eventually polls cond until it holds, or fails the test after timeout.
+func Eventually(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
