@@ -1,0 +1,89 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"path/filepath"
+	"time"
+)
+
+// config is the parsed command line.
+type config struct {
+	showVersion bool
+
+	nodeName      string
+	symlinkRoot   string
+	mountInfoPath string
+
+	kubeconfig   string
+	master       string
+	kubeAPIQPS   float32
+	kubeAPIBurst int
+
+	httpEndpoint string
+
+	commandTimeout time.Duration
+	resync         time.Duration
+}
+
+const (
+	// nodeNameEnv is where the DaemonSet puts spec.nodeName (downward API).
+	nodeNameEnv = "NODE_NAME"
+
+	defaultSymlinkRoot = "/mnt/local-storage"
+	// In a container only the host's init process sees the host's mounts;
+	// the DaemonSet runs with hostPID so that this is the host's PID 1.
+	defaultMountInfoPath  = "/proc/1/mountinfo"
+	defaultKubeAPIQPS     = 5
+	defaultKubeAPIBurst   = 10
+	defaultCommandTimeout = 2 * time.Minute
+	defaultResync         = time.Minute
+)
+
+// validate checks the values and normalises the paths. Each error names its
+// flag.
+func (c *config) validate() []error {
+	var errs []error
+	if c.nodeName == "" {
+		errs = append(errs, fmt.Errorf("--node-name is required (or set the %s environment variable)", nodeNameEnv))
+	}
+	if !filepath.IsAbs(c.symlinkRoot) || filepath.Clean(c.symlinkRoot) == "/" {
+		errs = append(errs, fmt.Errorf("--symlink-root must be an absolute path other than /, got %q", c.symlinkRoot))
+	} else {
+		c.symlinkRoot = filepath.Clean(c.symlinkRoot)
+	}
+	if !filepath.IsAbs(c.mountInfoPath) {
+		errs = append(errs, fmt.Errorf("--mountinfo-path must be an absolute path, got %q", c.mountInfoPath))
+	}
+	if c.kubeAPIQPS <= 0 {
+		errs = append(errs, fmt.Errorf("--kube-api-qps must be positive, got %v", c.kubeAPIQPS))
+	}
+	if c.kubeAPIBurst <= 0 {
+		errs = append(errs, fmt.Errorf("--kube-api-burst must be positive, got %d", c.kubeAPIBurst))
+	}
+	if c.httpEndpoint != "" {
+		if _, _, err := net.SplitHostPort(c.httpEndpoint); err != nil {
+			errs = append(errs, fmt.Errorf("--http-endpoint must be host:port, got %q", c.httpEndpoint))
+		}
+	}
+	if c.commandTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("--command-timeout must be positive, got %v", c.commandTimeout))
+	}
+	if c.resync <= 0 {
+		errs = append(errs, fmt.Errorf("--resync must be positive, got %v", c.resync))
+	}
+	return errs
+}
+
+// joinOneLine joins errors with "; " so the result stays on one line.
+func joinOneLine(errs []error) error {
+	msg := ""
+	for i, err := range errs {
+		if i > 0 {
+			msg += "; "
+		}
+		msg += err.Error()
+	}
+	return errors.New(msg)
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"k8s.io/klog/v2"
+)
+
+// parseFlags parses args (without the program name) and validates the
+// result. getenv supplies the NODE_NAME default. It returns flag.ErrHelp for
+// -h/--help. With --version it skips validation, so the version can always
+// be printed.
+func parseFlags(args []string, getenv func(string) string) (*config, error) {
+	cfg := &config{}
+	fs := newFlagSet(cfg, getenv(nodeNameEnv))
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, errors.New(dashDash(err.Error()))
+	}
+	// The standard parser stops at the first non-flag, which would silently
+	// drop every flag after it.
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q: flags take their value as --name=value", fs.Arg(0))
+	}
+	if cfg.showVersion {
+		return cfg, nil
+	}
+	if errs := cfg.validate(); len(errs) > 0 {
+		return nil, joinOneLine(errs)
+	}
+	return cfg, nil
+}
+
+// printUsage writes the flag help to w, spelling flags with two dashes.
+func printUsage(w io.Writer) {
+	fs := newFlagSet(&config{}, "")
+	fmt.Fprintf(w, "Usage of local-volume-agent:\n")
+	fs.VisitAll(func(f *flag.Flag) {
+		typ, usage := flag.UnquoteUsage(f)
+		line := "  --" + f.Name
+		if typ != "" {
+			line += " " + typ
+		}
+		fmt.Fprintf(w, "%s\n    \t%s", line, strings.ReplaceAll(usage, "\n", "\n    \t"))
+		switch {
+		case f.DefValue == "" || f.DefValue == "false" || f.DefValue == "0":
+		case typ == "string":
+			fmt.Fprintf(w, " (default %q)", f.DefValue)
+		default:
+			fmt.Fprintf(w, " (default %s)", f.DefValue)
+		}
+		fmt.Fprintln(w)
+	})
+}
+
+// newFlagSet registers every flag on a fresh set bound to cfg.
+func newFlagSet(cfg *config, envNodeName string) *flag.FlagSet {
+	fs := flag.NewFlagSet("local-volume-agent", flag.ContinueOnError)
+	// Errors are returned, not printed; help is printed by the caller.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+
+	klog.InitFlags(fs)
+
+	fs.BoolVar(&cfg.showVersion, "version", false, "Show version.")
+	fs.StringVar(&cfg.nodeName, "node-name", envNodeName, "Name of the node the agent runs on. Defaults to the "+nodeNameEnv+" environment variable; required.")
+	fs.StringVar(&cfg.symlinkRoot, "symlink-root", defaultSymlinkRoot, "Host folder of the <storageClass>/<device> symlinks that the local PVs point at. Absolute, not /.")
+	fs.StringVar(&cfg.mountInfoPath, "mountinfo-path", defaultMountInfoPath, "mountinfo file listing the host's mounts; a device mounted there is never used or wiped. The default needs hostPID in a container.")
+	fs.StringVar(&cfg.master, "master", "", "Master URL to build a client config from. Either this or kubeconfig needs to be set if the agent is being run out of cluster.")
+	fs.StringVar(&cfg.kubeconfig, "kubeconfig", "", "Absolute path to the kubeconfig file. Either this or master needs to be set if the agent is being run out of cluster.")
+	cfg.kubeAPIQPS = defaultKubeAPIQPS
+	fs.Var((*float32Value)(&cfg.kubeAPIQPS), "kube-api-qps", "QPS to use while communicating with the kubernetes apiserver.")
+	fs.IntVar(&cfg.kubeAPIBurst, "kube-api-burst", defaultKubeAPIBurst, "Burst to use while communicating with the kubernetes apiserver.")
+	fs.StringVar(&cfg.httpEndpoint, "http-endpoint", "", "The TCP network address where the HTTP server for Prometheus metrics (/metrics) and the health check (/healthz) will listen (example: :8080). Empty disables the server.")
+	fs.DurationVar(&cfg.commandTimeout, "command-timeout", defaultCommandTimeout, "Bound of each lsblk, blkid and wipefs run.")
+	fs.DurationVar(&cfg.resync, "resync", defaultResync, "How often every LocalVolume, LocalVolumeSet and PV is synced again, which also discovers new disks.")
+	return fs
+}
+
+// float32Value is a flag.Value for float32, which the standard package lacks.
+type float32Value float32
+
+func (f *float32Value) Set(s string) error {
+	v, err := strconv.ParseFloat(s, 32)
+	if err != nil {
+		return errors.New("parse error")
+	}
+	*f = float32Value(v)
+	return nil
+}
+
+func (f *float32Value) String() string {
+	if f == nil {
+		return "0"
+	}
+	return strconv.FormatFloat(float64(*f), 'g', -1, 32)
+}
+
+// flagRef matches the single-dash flag names in the standard package's errors.
+var flagRef = regexp.MustCompile(`(flag|flag provided but not defined:|flag needs an argument:|value "[^"]*" for) -([^-\s:][^\s:]*)`)
+
+// dashDash rewrites "-name" to "--name" in parse errors, the spelling used in
+// every other message.
+func dashDash(msg string) string {
+	return flagRef.ReplaceAllString(msg, "$1 --$2")
+}
