@@ -28,8 +28,9 @@ func TestFinalizerAdded(t *testing.T) {
 		// Pinned to the version the decision was made on.
 		var p struct {
 			Metadata struct {
-				ResourceVersion string   `json:"resourceVersion"`
-				Finalizers      []string `json:"finalizers"`
+				ResourceVersion string            `json:"resourceVersion"`
+				Finalizers      []string          `json:"finalizers"`
+				Annotations     map[string]string `json:"annotations"`
 			} `json:"metadata"`
 		}
 		if err := json.Unmarshal(patches[0].Patch, &p); err != nil {
@@ -37,6 +38,11 @@ func TestFinalizerAdded(t *testing.T) {
 		}
 		if p.Metadata.ResourceVersion != "1" {
 			t.Errorf("patch resourceVersion = %q, want 1", p.Metadata.ResourceVersion)
+		}
+		// Marked in the same write, so that with the gate off only what
+		// this controller added is removed.
+		if p.Metadata.Annotations[ManagedByAnnotation] != managedByValue {
+			t.Errorf("patch annotations = %v, want the %s marker", p.Metadata.Annotations, ManagedByAnnotation)
 		}
 		// Once there, it stays without further writes.
 		e.mustSync(t, keyOf(kind))
@@ -61,6 +67,18 @@ func TestGateOff(t *testing.T) {
 			}
 			if got := e.metric(t, "finalizers_removed_total"); got != 1 {
 				t.Errorf("finalizers_removed_total = %v, want 1", got)
+			}
+		})
+	})
+	t.Run("local-storage-operator's finalizer kept", func(t *testing.T) {
+		forEachKind(t, func(t *testing.T, kind string) {
+			e := newEnv(t, setup{owners: []*unstructured.Unstructured{newOwner(kind, lsoOwner, deletingOwner)}, disabled: true})
+			e.mustSync(t, keyOf(kind))
+			if !hasOwnerFinalizer(e.owner(t, kind)) {
+				t.Fatal("a finalizer this controller did not add was removed with the gate off")
+			}
+			if w := e.writes(); len(w) != 0 {
+				t.Fatalf("writes = %v, want none", w)
 			}
 		})
 	})

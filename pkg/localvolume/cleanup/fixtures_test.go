@@ -106,7 +106,20 @@ func newOwner(kind string, opts ...ownerOption) *unstructured.Unstructured {
 	return u
 }
 
+// protectedOwner carries the finalizer as this controller puts it: with
+// the marker annotation.
 func protectedOwner(u *unstructured.Unstructured) {
+	lsoOwner(u)
+	a := u.GetAnnotations()
+	if a == nil {
+		a = map[string]string{}
+	}
+	a[ManagedByAnnotation] = managedByValue
+	u.SetAnnotations(a)
+}
+
+// lsoOwner carries the finalizer as local-storage-operator puts it.
+func lsoOwner(u *unstructured.Unstructured) {
 	u.SetFinalizers(append(u.GetFinalizers(), local.LocalVolumeProtectionFinalizer))
 }
 

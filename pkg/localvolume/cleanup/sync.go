@@ -49,7 +49,9 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 	switch {
 	case !c.enabled:
 		c.forgetOwner(key)
-		if !has {
+		if !has || u.GetAnnotations()[ManagedByAnnotation] != managedByValue {
+			// Not ours to remove: local-storage-operator puts the same
+			// finalizer on the same kinds.
 			return 0, nil
 		}
 		logger.V(2).Info("Removing the finalizer: the LocalVolumeCleanup feature is off")
@@ -290,6 +292,10 @@ func (c *Controller) addOwnerFinalizer(ctx context.Context, k *kind, u *unstruct
 	if err != nil || patch == nil {
 		return err
 	}
+	managedBy := managedByValue
+	if patch, err = withManagedBy(patch, &managedBy); err != nil {
+		return err
+	}
 	if err := c.patchOwner(ctx, k, u, patch); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil
@@ -306,6 +312,11 @@ func (c *Controller) removeOwnerFinalizer(ctx context.Context, k *kind, u *unstr
 	patch, err := finalizer.RemovePatch(u, local.LocalVolumeProtectionFinalizer)
 	if err != nil || patch == nil {
 		return false, err
+	}
+	if _, marked := u.GetAnnotations()[ManagedByAnnotation]; marked {
+		if patch, err = withManagedBy(patch, nil); err != nil {
+			return false, err
+		}
 	}
 	if err := c.patchOwner(ctx, k, u, patch); err != nil {
 		if apierrors.IsNotFound(err) {
