@@ -10,6 +10,7 @@ import (
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
 	"google.golang.org/grpc"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
@@ -23,6 +24,7 @@ import (
 	"github.com/csi-protect/external-provisioner/pkg/controller"
 	"github.com/csi-protect/external-provisioner/pkg/csiconn"
 	"github.com/csi-protect/external-provisioner/pkg/features"
+	"github.com/csi-protect/external-provisioner/pkg/localvolume/cleanup"
 	"github.com/csi-protect/external-provisioner/pkg/pvcprotection"
 	"github.com/csi-protect/external-provisioner/pkg/pvprotection"
 )
@@ -31,6 +33,7 @@ import (
 type controllersOptions struct {
 	Config        *config
 	Client        kubernetes.Interface
+	Dynamic       dynamic.Interface
 	Conn          *grpc.ClientConn
 	Driver        *csiconn.DriverInfo
 	Identity      string
@@ -41,6 +44,7 @@ type controllersOptions struct {
 	ProtectionMetrics    *controller.ProtectionMetrics
 	PVProtectionMetrics  *pvprotection.Metrics
 	PVCProtectionMetrics *pvcprotection.Metrics
+	CleanupMetrics       *cleanup.Metrics
 }
 
 // controllers are the provisioning and claim protection controllers and
@@ -55,6 +59,9 @@ type controllers struct {
 	pvProtection            *pvprotection.Controller
 	pvcProtection           *pvcprotection.Controller
 	volumeProtectionThreads int
+	// localVolumeCleanup is nil unless LocalVolumeCleanup is on, or off
+	// with LocalVolumes to free of a finalizer this sidecar added.
+	localVolumeCleanup *cleanup.Controller
 }
 
 // featuresFrom reads the gates once; the controllers never see the gate.
@@ -177,6 +184,9 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 	if err := ctrls.addVolumeProtection(logger, o, factory); err != nil {
 		return nil, err
 	}
+	if err := ctrls.addLocalVolumeCleanup(ctx, o, factory); err != nil {
+		return nil, err
+	}
 	return ctrls, nil
 }
 
@@ -247,6 +257,9 @@ func (c *controllers) run(ctx context.Context) {
 	}
 	if c.pvcProtection != nil {
 		wg.Go(func() { c.pvcProtection.Run(ctx, c.volumeProtectionThreads) })
+	}
+	if c.localVolumeCleanup != nil {
+		wg.Go(func() { c.localVolumeCleanup.Run(ctx, c.volumeProtectionThreads) })
 	}
 	c.provisioning.Run(ctx)
 	wg.Wait()

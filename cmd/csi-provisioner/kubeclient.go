@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -47,6 +48,9 @@ type kubeClients struct {
 	// election is separate so that a busy, throttled core client cannot
 	// delay lease renewal.
 	election kubernetes.Interface
+	// dynamic reads and writes LocalVolumes and LocalVolumeSets; it shares
+	// the core client's rate limit settings.
+	dynamic dynamic.Interface
 }
 
 func newKubeClients(rc *rest.Config) (*kubeClients, error) {
@@ -60,5 +64,9 @@ func newKubeClients(rc *rest.Config) (*kubeClients, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating leader election client: %w", err)
 	}
-	return &kubeClients{core: core, election: election}, nil
+	dyn, err := dynamic.NewForConfig(rc)
+	if err != nil {
+		return nil, fmt.Errorf("creating dynamic client: %w", err)
+	}
+	return &kubeClients{core: core, election: election, dynamic: dyn}, nil
 }

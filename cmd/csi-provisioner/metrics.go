@@ -10,6 +10,7 @@ import (
 	libmetrics "sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller/metrics"
 
 	"github.com/csi-protect/external-provisioner/pkg/controller"
+	"github.com/csi-protect/external-provisioner/pkg/localvolume/cleanup"
 	"github.com/csi-protect/external-provisioner/pkg/pvcprotection"
 	"github.com/csi-protect/external-provisioner/pkg/pvprotection"
 )
@@ -64,6 +65,12 @@ var pvProtectionMetrics = sync.OnceValue(func() *pvprotection.Metrics {
 
 var pvcProtectionMetrics = sync.OnceValue(func() *pvcprotection.Metrics {
 	m := pvcprotection.NewMetrics()
+	legacyregistry.MustRegister(m.Registerables()...)
+	return m
+})
+
+var localVolumeCleanupMetrics = sync.OnceValue(func() *cleanup.Metrics {
+	m := cleanup.NewMetrics()
 	legacyregistry.MustRegister(m.Registerables()...)
 	return m
 })

@@ -51,6 +51,7 @@ func run(ctx context.Context, cfg *config) error {
 	ctrls, err := newControllers(ctx, controllersOptions{
 		Config:        cfg,
 		Client:        clients.core,
+		Dynamic:       clients.dynamic,
 		Conn:          conn,
 		Driver:        driver,
 		Identity:      identity,
@@ -60,6 +61,7 @@ func run(ctx context.Context, cfg *config) error {
 		ProtectionMetrics:    protectionMetrics(),
 		PVProtectionMetrics:  pvProtectionMetrics(),
 		PVCProtectionMetrics: pvcProtectionMetrics(),
+		CleanupMetrics:       localVolumeCleanupMetrics(),
 	})
 	if err != nil {
 		return err
