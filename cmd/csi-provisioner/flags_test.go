@@ -325,7 +325,6 @@ func TestBadValues(t *testing.T) {
 		{[]string{"--leader-election=maybe"}, "--leader-election"},
 		{[]string{"--feature-gates=NoSuchGate=true"}, "NoSuchGate"},
 		{[]string{"--feature-gates=Topology"}, "Topology"},
-		{[]string{"--feature-gates=LocalVolumeCleanup=true"}, "LocalVolumeCleanup"},
 		{[]string{"--protection-threads=0"}, "--protection-threads"},
 		{[]string{"--protection-scope=cluster"}, "--protection-scope"},
 		{[]string{"--feature-gates=VolumeAttributesClass=true"}, "VolumeAttributesClass"},

@@ -18,7 +18,7 @@ func TestRealMainBadFlag(t *testing.T) {
 	}{
 		{[]string{"--bogus"}, "csi-provisioner: flag provided but not defined: --bogus\n"},
 		{[]string{"--enable-capacity"}, "csi-provisioner: --enable-capacity is not supported by this release\n"},
-		{[]string{"--feature-gates=LocalVolumeCleanup=true"}, "csi-provisioner: feature gate LocalVolumeCleanup is not supported by this release\n"},
+		{[]string{"--feature-gates=VolumeAttributesClass=true"}, "csi-provisioner: feature gate VolumeAttributesClass is not supported by this release\n"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := realMain(append([]string{"/csi-provisioner"}, tc.args...), &stdout, &stderr)

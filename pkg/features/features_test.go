@@ -118,14 +118,14 @@ func TestValidateRefusesNotBuilt(t *testing.T) {
 
 func TestValidateNamesAllOffenders(t *testing.T) {
 	gate := New()
-	if err := gate.Set("LocalVolumeCleanup=true,VolumeAttributesClass=true"); err != nil {
+	if err := gate.Set("CrossNamespaceVolumeDataSource=true,VolumeAttributesClass=true"); err != nil {
 		t.Fatal(err)
 	}
 	err := Validate(gate)
 	if err == nil {
 		t.Fatal("expected an error")
 	}
-	for _, name := range []string{"LocalVolumeCleanup", "VolumeAttributesClass"} {
+	for _, name := range []string{"CrossNamespaceVolumeDataSource", "VolumeAttributesClass"} {
 		if !strings.Contains(err.Error(), name) {
 			t.Errorf("%q does not name %s", err, name)
 		}
