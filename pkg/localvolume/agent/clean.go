@@ -58,11 +58,12 @@ func (a *Agent) syncVolume(ctx context.Context, name string) error {
 // nothing is wiped. AnnotationWiped is written after the wipe succeeded, and
 // a PV carrying it is never wiped again, only deleted. A PV carrying
 // AnnotationWipeStarted without AnnotationWiped was being wiped when the
-// agent stopped: the wipe is run again to completion. That is not a second
-// wipe of anyone's data: the PV has stayed Released all along (it is only
-// wiped in that phase, and the patches would fail had it changed), so no
-// claim can have written to the device since the first attempt, and wipefs
-// only erases signatures, which is idempotent.
+// agent stopped: if the device still carries a signature the wipe did not
+// get through and is run to completion; if it carries none, the wipe had
+// finished and only its record is written. So a device is never wiped
+// twice. Either way nothing is lost: the PV has stayed Released all along
+// (it is only wiped in that phase, and the patches would fail had it
+// changed), so no claim can have written to the device since.
 //
 // The decision is made on the PV as the API server has it now, not on the
 // informer's copy: the cache can lag behind the agent's own writes, and a
@@ -89,27 +90,32 @@ func (a *Agent) clean(ctx context.Context, cached *corev1.PersistentVolume) erro
 		if err != nil {
 			return err
 		}
+		resumed := false
 		if started, ok := pv.Annotations[AnnotationWipeStarted]; ok {
 			logger.Info("Resuming a wipe interrupted by a restart", "device", kname, "recorded", started)
+			resumed = true
 		} else {
 			pv, err = a.annotate(ctx, pv, AnnotationWipeStarted, kname)
 			if err != nil {
 				return fmt.Errorf("record the wipe start: %w", err)
 			}
 		}
-		logger.V(2).Info("Wiping the device of a released PV", "device", kname, "path", pv.Spec.Local.Path)
-		if err := a.wiper.Wipe(ctx, kname); err != nil {
-			a.metrics.Wipes.WithLabelValues(WipeResultFailed).Inc()
-			a.recorder.Eventf(pv, corev1.EventTypeWarning, ReasonWipeFailed, "Wiping %s on node %s failed: %v", kname, a.nodeName, err)
-			return fmt.Errorf("wipe %s: %w", kname, err)
+		finished := false
+		if resumed {
+			if finished, err = a.wipeFinished(ctx, kname); err != nil {
+				return err
+			}
 		}
-		a.metrics.Wipes.WithLabelValues(WipeResultOK).Inc()
-		a.recorder.Eventf(pv, corev1.EventTypeNormal, ReasonVolumeWiped, "Wiped %s on node %s", kname, a.nodeName)
+		if finished {
+			logger.Info("The interrupted wipe had finished: recording it without wiping again", "device", kname)
+		} else if err := a.wipe(ctx, pv, kname); err != nil {
+			return err
+		}
 		pv, err = a.annotate(ctx, pv, AnnotationWiped, kname)
 		if err != nil {
 			// The wipe is done but not recorded: the next sync finds
-			// wipe-started alone and wipes once more, which is harmless
-			// (see above).
+			// wipe-started alone and a device without signatures, and
+			// only records it.
 			return fmt.Errorf("record the wipe: %w", err)
 		}
 	}
@@ -126,6 +132,29 @@ func (a *Agent) clean(ctx context.Context, cached *corev1.PersistentVolume) erro
 	a.forgetReports("pv/" + pv.Name + "/")
 	logger.V(2).Info("Deleted the cleaned PV")
 	return nil
+}
+
+// wipe erases the signatures of the device kname of pv.
+func (a *Agent) wipe(ctx context.Context, pv *corev1.PersistentVolume, kname string) error {
+	klog.FromContext(ctx).V(2).Info("Wiping the device of a released PV", "device", kname, "path", pv.Spec.Local.Path)
+	if err := a.wiper.Wipe(ctx, kname); err != nil {
+		a.metrics.Wipes.WithLabelValues(WipeResultFailed).Inc()
+		a.recorder.Eventf(pv, corev1.EventTypeWarning, ReasonWipeFailed, "Wiping %s on node %s failed: %v", kname, a.nodeName, err)
+		return fmt.Errorf("wipe %s: %w", kname, err)
+	}
+	a.metrics.Wipes.WithLabelValues(WipeResultOK).Inc()
+	a.recorder.Eventf(pv, corev1.EventTypeNormal, ReasonVolumeWiped, "Wiped %s on node %s", kname, a.nodeName)
+	return nil
+}
+
+// wipeFinished tells whether an interrupted wipe of kname got through: the
+// device carries no signature any more.
+func (a *Agent) wipeFinished(ctx context.Context, kname string) (bool, error) {
+	sig, err := a.checker.Prober.Probe(ctx, kname)
+	if err != nil {
+		return false, fmt.Errorf("look for signatures left on %s: %w", kname, err)
+	}
+	return !sig.HasSignature(), nil
 }
 
 // checkBeforeWipe finds the device of pv through its symlink and asks the

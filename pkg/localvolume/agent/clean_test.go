@@ -175,6 +175,7 @@ func TestRestartAfterInterruptedWipe(t *testing.T) {
 	name := PVName(testNode, testRoot+"/local-sc/wwn-0x1")
 	eventually(t, "the PV", func() bool { _, ok := e.pv(name); return ok })
 	old := e.mustPV(name)
+	h.format("/dev/sdb", "ext4")
 	e.release(name)
 	<-entered
 	e.stop()
@@ -302,3 +303,38 @@ func TestRetainedVolumeIsLeftAlone(t *testing.T) {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// A restart after a wipe that got through but whose record was not written:
+// the device has no signature left, so the new agent records the wipe
+// without wiping again, then deletes.
+func TestRestartAfterFinishedButUnrecordedWipe(t *testing.T) {
+	h := newHost(t, disk{kname: "/dev/sdb", id: "wwn-0x1"})
+	e := newEnv(t, h, nil, newLocalVolume("lv", []string{"/dev/sdb"}))
+	var failRecord atomic.Bool
+	failRecord.Store(true)
+	e.client.PrependReactor("patch", "persistentvolumes", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if failRecord.Load() && contains(string(a.(k8stesting.PatchAction).GetPatch()), AnnotationWiped) {
+			return true, nil, context.DeadlineExceeded
+		}
+		return false, nil, nil
+	})
+	e.start()
+	name := PVName(testNode, testRoot+"/local-sc/wwn-0x1")
+	eventually(t, "the PV", func() bool { _, ok := e.pv(name); return ok })
+	old := e.mustPV(name)
+	h.format("/dev/sdb", "ext4")
+	e.release(name)
+	eventually(t, "the first wipe", func() bool { return h.wipeCount("/dev/sdb") >= 1 })
+	e.stop()
+	if _, ok := e.mustPV(name).Annotations[AnnotationWiped]; ok {
+		t.Fatal("the wipe was recorded although recording failed")
+	}
+
+	failRecord.Store(false)
+	e.start()
+	e.waitRecreated(name, string(old.UID))
+	settle()
+	if n := h.wipeCount("/dev/sdb"); n != 1 {
+		t.Errorf("wiped %d times, want 1: a finished wipe must not be repeated", n)
+	}
+}

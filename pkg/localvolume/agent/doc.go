@@ -53,9 +53,10 @@
 //     the PV read from the API server, not the cache, which may not show
 //     the agent's own last write yet. A PV with wiped is only deleted. A
 //     PV with wipe-started but not wiped was being wiped when the agent
-//     stopped, and is wiped again to completion: that destroys nothing new,
-//     since the PV stayed Released throughout (no claim can have written to
-//     the device since) and wipefs is idempotent.
+//     stopped: if its device still carries a signature the wipe is run to
+//     completion, if it carries none the wipe had finished and is only
+//     recorded, so no device is wiped twice. Nothing new can be lost
+//     either way: the PV stayed Released, so no claim wrote to the device.
 //   - A PV being deleted is never wiped: the agent deletes a PV only after
 //     cleaning it, and the control plane deletes only volumes that were
 //     never bound.

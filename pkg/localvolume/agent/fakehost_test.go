@@ -256,6 +256,17 @@ func (h *host) Wipe(ctx context.Context, p string) error {
 	return nil
 }
 
+// format puts a filesystem signature on a disk, as a pod using its PV would.
+func (h *host) format(kname, fsType string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i := range h.disks {
+		if h.disks[i].kname == kname {
+			h.disks[i].fsType = fsType
+		}
+	}
+}
+
 func (h *host) checker() *devices.Checker {
 	return &devices.Checker{FS: h.fs, Prober: devices.BlkidProber{Runner: h}, Opener: h}
 }
