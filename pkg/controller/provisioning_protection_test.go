@@ -172,18 +172,16 @@ func TestProtectionDeletesVolumeOfClaimDeletedDuringProvisioning(t *testing.T) {
 	if len(e.csi.deletes) != 1 || e.csi.deletes[0].VolumeId != "handle-pvc-"+testClaimUID {
 		t.Fatalf("deletes = %v, want the found volume deleted", e.csi.deletes)
 	}
-	if got := e.metric(t, "abandoned_volumes_deleted_total"); got != 1 {
-		t.Fatalf("abandoned volumes deleted = %v, want 1", got)
-	}
-	if got := e.metric(t, "held_claims"); got != 0 {
-		t.Fatalf("held claims = %v after release", got)
-	}
-	events := strings.Join(e.events(), "\n")
-	for _, reason := range []string{ReasonDeletionHeld, ReasonAbandonedVolume, ReasonDeletionReleased} {
-		if !strings.Contains(events, reason) {
-			t.Errorf("events lack %s:\n%s", reason, events)
-		}
-	}
+	// Both are updated after the write that released the claim returns,
+	// which the API shows first.
+	eventually(t, "abandoned volumes deleted = 1", func() bool { return e.metric(t, "abandoned_volumes_deleted_total") == 1 })
+	eventually(t, "no held claim after the release", func() bool { return e.metric(t, "held_claims") == 0 })
+	var events string
+	eventually(t, "the hold, abandoned-volume and release events", func() bool {
+		events += strings.Join(e.events(), "\n") + "\n"
+		return strings.Contains(events, ReasonDeletionHeld) && strings.Contains(events, ReasonAbandonedVolume) &&
+			strings.Contains(events, ReasonDeletionReleased)
+	})
 }
 
 func TestProtectionReleasesDeletedClaimWhenDriverCreatedNothing(t *testing.T) {

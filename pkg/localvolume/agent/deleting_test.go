@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -56,8 +57,10 @@ func TestDeletingVolumeOfDeletedOwnerLosesSymlinkThenFinalizer(t *testing.T) {
 			if h.exists(path) {
 				t.Error("the symlink is still there")
 			}
-			if got := removals(); len(got) != 1 || got[0] {
-				t.Errorf("symlink present at finalizer removal: %v, want [false]", got)
+			// A removal may be retried (a conflict with the agent's own
+			// earlier write); none may come before the symlink is gone.
+			if got := removals(); len(got) == 0 || slices.Contains(got, true) {
+				t.Errorf("symlink present at finalizer removal: %v, want only false", got)
 			}
 			if n := h.wipeCount("/dev/sdb"); n != 1 {
 				t.Errorf("wiped %d times, want 1", n)
