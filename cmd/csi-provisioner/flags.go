@@ -5,13 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"k8s.io/component-base/featuregate"
 	"k8s.io/klog/v2"
 
+	"github.com/csi-protect/external-provisioner/internal/cmdutil"
 	"github.com/csi-protect/external-provisioner/pkg/features"
 )
 
@@ -43,7 +42,7 @@ func parseFlags(args []string) (*config, error) {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
 		}
-		return nil, errors.New(dashDash(err.Error()))
+		return nil, errors.New(cmdutil.DashDash(err.Error()))
 	}
 	// The standard parser stops at the first non-flag, which would silently
 	// drop every flag after it (e.g. "--leader-election false --timeout=1m").
@@ -68,7 +67,7 @@ func parseFlags(args []string) (*config, error) {
 	}
 	errs = append(errs, cfg.validate()...)
 	if len(errs) > 0 {
-		return nil, joinOneLine(errs)
+		return nil, cmdutil.JoinOneLine(errs)
 	}
 	return cfg, nil
 }
@@ -139,11 +138,11 @@ func newFlagSet(cfg *config) *flag.FlagSet {
 	fs.StringVar(&cfg.defaultFSType, "default-fstype", "", "The default filesystem type of the volume to provision when fstype is unspecified in the StorageClass. If the default is not set and fstype is unset in the StorageClass, then no fstype will be set")
 
 	cfg.kubeAPIQPS = defaultKubeAPIQPS
-	fs.Var((*float32Value)(&cfg.kubeAPIQPS), "kube-api-qps", "QPS to use while communicating with the kubernetes apiserver. Defaults to 5.0.")
+	fs.Var((*cmdutil.Float32Value)(&cfg.kubeAPIQPS), "kube-api-qps", "QPS to use while communicating with the kubernetes apiserver. Defaults to 5.0.")
 	fs.IntVar(&cfg.kubeAPIBurst, "kube-api-burst", defaultKubeAPIBurst, "Burst to use while communicating with the kubernetes apiserver. Defaults to 10.")
 
 	cfg.kubeAPICapacityQPS = defaultKubeAPICapacityQPS
-	fs.Var((*float32Value)(&cfg.kubeAPICapacityQPS), "kube-api-capacity-qps", "QPS to use for storage capacity updates while communicating with the kubernetes apiserver. Defaults to 1.0.")
+	fs.Var((*cmdutil.Float32Value)(&cfg.kubeAPICapacityQPS), "kube-api-capacity-qps", "QPS to use for storage capacity updates while communicating with the kubernetes apiserver. Defaults to 1.0.")
 	fs.IntVar(&cfg.kubeAPICapacityBurst, "kube-api-capacity-burst", defaultKubeAPICapacityBurst, "Burst to use for storage capacity updates while communicating with the kubernetes apiserver. Defaults to 5.")
 
 	fs.BoolVar(&cfg.enableCapacity, "enable-capacity", false, "This enables producing CSIStorageCapacity objects with capacity information from the driver's GetCapacity call.")
@@ -165,25 +164,6 @@ func newFlagSet(cfg *config) *flag.FlagSet {
 	return fs
 }
 
-// float32Value is a flag.Value for float32, which the standard package lacks.
-type float32Value float32
-
-func (f *float32Value) Set(s string) error {
-	v, err := strconv.ParseFloat(s, 32)
-	if err != nil {
-		return errors.New("parse error")
-	}
-	*f = float32Value(v)
-	return nil
-}
-
-func (f *float32Value) String() string {
-	if f == nil {
-		return "0"
-	}
-	return strconv.FormatFloat(float64(*f), 'g', -1, 32)
-}
-
 // gateValue feeds --feature-gates into a gate. Repeated flags accumulate, as
 // with upstream.
 type gateValue struct {
@@ -200,22 +180,4 @@ func (g *gateValue) String() string {
 		return s.String()
 	}
 	return ""
-}
-
-// flagRef matches the single-dash flag names in the standard package's errors.
-var flagRef = regexp.MustCompile(`(flag|flag provided but not defined:|flag needs an argument:|value "[^"]*" for) -([^-\s:][^\s:]*)`)
-
-// dashDash rewrites "-name" to "--name" in parse errors, the spelling used in
-// every other message and in upstream's documentation.
-func dashDash(msg string) string {
-	return flagRef.ReplaceAllString(msg, "$1 --$2")
-}
-
-// joinOneLine joins errors with "; " so the result stays on one line.
-func joinOneLine(errs []error) error {
-	msgs := make([]string, len(errs))
-	for i, err := range errs {
-		msgs[i] = err.Error()
-	}
-	return errors.New(strings.Join(msgs, "; "))
 }

@@ -416,16 +416,3 @@ func TestHelp(t *testing.T) {
 		}
 	}
 }
-
-func TestDashDash(t *testing.T) {
-	for in, want := range map[string]string{
-		"flag provided but not defined: -bogus":                       "flag provided but not defined: --bogus",
-		`invalid value "x" for flag -worker-threads: parse error`:     `invalid value "x" for flag --worker-threads: parse error`,
-		"flag needs an argument: -timeout":                            "flag needs an argument: --timeout",
-		`invalid boolean value "maybe" for -leader-election: parse e`: `invalid boolean value "maybe" for --leader-election: parse e`,
-	} {
-		if got := dashDash(in); got != want {
-			t.Errorf("dashDash(%q) = %q, want %q", in, got, want)
-		}
-	}
-}

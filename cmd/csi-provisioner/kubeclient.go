@@ -7,37 +7,21 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
+
+	"github.com/csi-protect/external-provisioner/internal/cmdutil"
 )
 
-// restConfig builds the API server configuration as upstream does: the
-// KUBECONFIG environment variable overrides --kubeconfig; a kubeconfig or
-// --master means out of cluster, otherwise the in-cluster service account.
+// restConfig builds the API server configuration from the flags (see
+// cmdutil.RESTConfig for the KUBECONFIG rule).
 func restConfig(logger klog.Logger, cfg *config, getenv func(string) string) (*rest.Config, error) {
-	kubeconfig := cfg.kubeconfig
-	if env := getenv("KUBECONFIG"); env != "" {
-		logger.Info("Using the KUBECONFIG environment variable", "kubeconfig", env)
-		kubeconfig = env
-	}
-
-	var (
-		rc  *rest.Config
-		err error
-	)
-	if cfg.master != "" || kubeconfig != "" {
-		rc, err = clientcmd.BuildConfigFromFlags(cfg.master, kubeconfig)
-	} else {
-		rc, err = rest.InClusterConfig()
-	}
-	if err != nil {
-		return nil, fmt.Errorf("building Kubernetes client configuration: %w", err)
-	}
-
-	rc.QPS = cfg.kubeAPIQPS
-	rc.Burst = cfg.kubeAPIBurst
-	rc.UserAgent = "csi-provisioner/" + version
-	return rc, nil
+	return cmdutil.RESTConfig(logger, cmdutil.KubeOptions{
+		Kubeconfig: cfg.kubeconfig,
+		Master:     cfg.master,
+		QPS:        cfg.kubeAPIQPS,
+		Burst:      cfg.kubeAPIBurst,
+		UserAgent:  "csi-provisioner/" + version,
+	}, getenv)
 }
 
 // kubeClients are the API clients of the process.

@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/klog/v2"
 
+	"github.com/csi-protect/external-provisioner/internal/cmdutil"
 	"github.com/csi-protect/external-provisioner/pkg/csiconn"
 )
 
@@ -46,7 +47,7 @@ func run(ctx context.Context, cfg *config) error {
 	logger.Info("Detected CSI driver", "identity", identity)
 
 	recorder := newEventRecorder(ctx, clients.core)
-	defer recorder.stop()
+	defer recorder.Stop()
 
 	ctrls, err := newControllers(ctx, controllersOptions{
 		Config:        cfg,
@@ -66,7 +67,7 @@ func run(ctx context.Context, cfg *config) error {
 	if err != nil {
 		return err
 	}
-	recorder.start()
+	recorder.Start()
 
 	address := cfg.httpAddress()
 	mux := newMux(muxOptions{Metrics: metricsManager, MetricsPath: cfg.metricsPath, EnablePprof: cfg.enablePprof})
@@ -96,18 +97,20 @@ func run(ctx context.Context, cfg *config) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	if address != "" {
-		srv, err := startHTTPServer(ctx, address, mux)
+		srv, err := cmdutil.StartHTTPServer(ctx, cmdutil.HTTPServerOptions{
+			Address: address, Handler: mux, AddressName: "diagnostics address", What: "diagnostics",
+		})
 		if err != nil {
 			return err
 		}
 		defer func() {
-			if err := srv.shutdown(ctx); err != nil {
+			if err := srv.Shutdown(ctx); err != nil {
 				logger.Error(err, "Stopping the diagnostics server")
 			}
 		}()
 		go func() {
 			select {
-			case err := <-srv.failed:
+			case err := <-srv.Failed:
 				cancel(err)
 			case <-ctx.Done():
 			}

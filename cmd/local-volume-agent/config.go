@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"path/filepath"
@@ -74,16 +73,4 @@ func (c *config) validate() []error {
 		errs = append(errs, fmt.Errorf("--resync must be positive, got %v", c.resync))
 	}
 	return errs
-}
-
-// joinOneLine joins errors with "; " so the result stays on one line.
-func joinOneLine(errs []error) error {
-	msg := ""
-	for i, err := range errs {
-		if i > 0 {
-			msg += "; "
-		}
-		msg += err.Error()
-	}
-	return errors.New(msg)
 }

@@ -5,11 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"k8s.io/klog/v2"
+
+	"github.com/csi-protect/external-provisioner/internal/cmdutil"
 )
 
 // parseFlags parses args (without the program name) and validates the
@@ -23,7 +23,7 @@ func parseFlags(args []string, getenv func(string) string) (*config, error) {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
 		}
-		return nil, errors.New(dashDash(err.Error()))
+		return nil, errors.New(cmdutil.DashDash(err.Error()))
 	}
 	// The standard parser stops at the first non-flag, which would silently
 	// drop every flag after it.
@@ -34,7 +34,7 @@ func parseFlags(args []string, getenv func(string) string) (*config, error) {
 		return cfg, nil
 	}
 	if errs := cfg.validate(); len(errs) > 0 {
-		return nil, joinOneLine(errs)
+		return nil, cmdutil.JoinOneLine(errs)
 	}
 	return cfg, nil
 }
@@ -77,38 +77,10 @@ func newFlagSet(cfg *config, envNodeName string) *flag.FlagSet {
 	fs.StringVar(&cfg.master, "master", "", "Master URL to build a client config from. Either this or kubeconfig needs to be set if the agent is being run out of cluster.")
 	fs.StringVar(&cfg.kubeconfig, "kubeconfig", "", "Absolute path to the kubeconfig file. Either this or master needs to be set if the agent is being run out of cluster.")
 	cfg.kubeAPIQPS = defaultKubeAPIQPS
-	fs.Var((*float32Value)(&cfg.kubeAPIQPS), "kube-api-qps", "QPS to use while communicating with the kubernetes apiserver.")
+	fs.Var((*cmdutil.Float32Value)(&cfg.kubeAPIQPS), "kube-api-qps", "QPS to use while communicating with the kubernetes apiserver.")
 	fs.IntVar(&cfg.kubeAPIBurst, "kube-api-burst", defaultKubeAPIBurst, "Burst to use while communicating with the kubernetes apiserver.")
 	fs.StringVar(&cfg.httpEndpoint, "http-endpoint", "", "The TCP network address where the HTTP server for Prometheus metrics (/metrics) and the health check (/healthz) will listen (example: :8080). Empty disables the server.")
 	fs.DurationVar(&cfg.commandTimeout, "command-timeout", defaultCommandTimeout, "Bound of each lsblk, blkid and wipefs run.")
 	fs.DurationVar(&cfg.resync, "resync", defaultResync, "How often every LocalVolume, LocalVolumeSet and PV is synced again, which also discovers new disks.")
 	return fs
-}
-
-// float32Value is a flag.Value for float32, which the standard package lacks.
-type float32Value float32
-
-func (f *float32Value) Set(s string) error {
-	v, err := strconv.ParseFloat(s, 32)
-	if err != nil {
-		return errors.New("parse error")
-	}
-	*f = float32Value(v)
-	return nil
-}
-
-func (f *float32Value) String() string {
-	if f == nil {
-		return "0"
-	}
-	return strconv.FormatFloat(float64(*f), 'g', -1, 32)
-}
-
-// flagRef matches the single-dash flag names in the standard package's errors.
-var flagRef = regexp.MustCompile(`(flag|flag provided but not defined:|flag needs an argument:|value "[^"]*" for) -([^-\s:][^\s:]*)`)
-
-// dashDash rewrites "-name" to "--name" in parse errors, the spelling used in
-// every other message.
-func dashDash(msg string) string {
-	return flagRef.ReplaceAllString(msg, "$1 --$2")
 }

@@ -11,6 +11,7 @@ import (
 	_ "k8s.io/component-base/metrics/prometheus/workqueue" // work queue metrics in the legacy registry
 	"k8s.io/klog/v2"
 
+	"github.com/csi-protect/external-provisioner/internal/cmdutil"
 	"github.com/csi-protect/external-provisioner/pkg/localvolume/agent"
 	"github.com/csi-protect/external-provisioner/pkg/localvolume/devices"
 )
@@ -52,26 +53,28 @@ func runAgent(ctx context.Context, cfg *config, client kubernetes.Interface, dyn
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	if cfg.httpEndpoint != "" {
-		srv, err := startHTTPServer(ctx, cfg.httpEndpoint, newMux())
+		srv, err := cmdutil.StartHTTPServer(ctx, cmdutil.HTTPServerOptions{
+			Address: cfg.httpEndpoint, Handler: newMux(), AddressName: "--http-endpoint", What: "metrics and health check",
+		})
 		if err != nil {
 			return err
 		}
 		defer func() {
-			if err := srv.shutdown(ctx); err != nil {
+			if err := srv.Shutdown(ctx); err != nil {
 				klog.FromContext(ctx).Error(err, "Stopping the HTTP server")
 			}
 		}()
 		go func() {
 			select {
-			case err := <-srv.failed:
+			case err := <-srv.Failed:
 				cancel(err)
 			case <-runCtx.Done():
 			}
 		}()
 	}
 
-	recorder.start()
-	defer recorder.stop()
+	recorder.Start()
+	defer recorder.Stop()
 	if err := a.Run(runCtx); err != nil {
 		return err
 	}
@@ -88,7 +91,7 @@ func runAgent(ctx context.Context, cfg *config, client kubernetes.Interface, dyn
 // agentOptions wires the agent to the real host: lsblk, blkid and wipefs
 // each bounded by --command-timeout, the host filesystem, O_EXCL opens and
 // the host's mountinfo.
-func agentOptions(cfg *config, client kubernetes.Interface, dyn dynamic.Interface, recorder *eventRecorder) agent.Options {
+func agentOptions(cfg *config, client kubernetes.Interface, dyn dynamic.Interface, recorder *cmdutil.EventRecorder) agent.Options {
 	runner := devices.ExecRunner{Timeout: cfg.commandTimeout}
 	checker := devices.NewOSChecker(runner)
 	checker.MountInfoPath = cfg.mountInfoPath

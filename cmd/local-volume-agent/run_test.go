@@ -153,8 +153,8 @@ func TestRunAgentBusyEndpoint(t *testing.T) {
 func TestEventOnOwner(t *testing.T) {
 	client := fake.NewClientset()
 	r := newEventRecorder(context.Background(), client)
-	r.start()
-	defer r.stop()
+	r.Start()
+	defer r.Stop()
 
 	lv := &unstructured.Unstructured{}
 	lv.SetAPIVersion("local.storage.openshift.io/v1")
