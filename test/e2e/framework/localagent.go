@@ -3,16 +3,9 @@ package framework
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
-
-	authorizationv1 "k8s.io/api/authorization/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 )
 
 // LocalVolumeAgentManifest is the node agent's shipped manifest: its
@@ -59,72 +52,15 @@ func (c *Cluster) InstallLocalVolumeAgentRBAC(ctx context.Context, kubeconfigPat
 	if err != nil {
 		return "", err
 	}
-	data, err := os.ReadFile(filepath.Join(root, LocalVolumeAgentManifest))
-	if err != nil {
-		return "", err
-	}
-	objs, err := decodeManifests(data)
-	if err != nil {
-		return "", fmt.Errorf("decode %s: %w", LocalVolumeAgentManifest, err)
-	}
-	var kept []string
-	for _, o := range objs {
-		if o.GetKind() == "DaemonSet" {
-			continue
-		}
-		b, err := o.MarshalJSON()
-		if err != nil {
-			return "", err
-		}
-		kept = append(kept, string(b))
-	}
-	applied, err := ApplyManifests(ctx, c.restConfig, ManifestOptions{Data: []byte(strings.Join(kept, "\n---\n"))})
-	if err != nil {
-		return "", err
-	}
-	var ns, name string
-	for _, o := range applied {
-		if o.GetKind() == "ServiceAccount" {
-			ns, name = o.GetNamespace(), o.GetName()
-		}
-	}
-	if name == "" {
-		return "", fmt.Errorf("%s has no ServiceAccount", LocalVolumeAgentManifest)
-	}
-	if _, err := c.ServiceAccountKubeconfig(ctx, ServiceAccountKubeconfigOptions{Namespace: ns, Name: name, Path: kubeconfigPath}); err != nil {
-		return "", err
-	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfigPath)
-	if err != nil {
-		return "", err
-	}
-	saClient, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return "", err
-	}
-	checks, err := grantedRules(applied, ns, name)
-	if err != nil {
-		return "", err
-	}
-	waitCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	err = waitUntil(waitCtx, "the local-volume agent's permissions", nil, func(ctx context.Context) (bool, error) {
-		for _, attr := range checks {
-			ssar := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &attr}}
-			res, err := saClient.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, ssar, metav1.CreateOptions{})
-			if err != nil {
-				return false, err
-			}
-			if !res.Status.Allowed {
-				return false, fmt.Errorf("%s %s.%s not allowed yet", attr.Verb, attr.Resource, attr.Group)
-			}
-		}
-		return true, nil
+	install, err := c.InstallRBAC(ctx, RBACOptions{
+		ManifestPath:   filepath.Join(root, LocalVolumeAgentManifest),
+		SkipKinds:      []string{"DaemonSet"},
+		KubeconfigPath: kubeconfigPath,
 	})
 	if err != nil {
 		return "", err
 	}
-	return "system:serviceaccount:" + ns + ":" + name, nil
+	return "system:serviceaccount:" + install.Namespace + ":" + install.ServiceAccount, nil
 }
 
 // LocalVolumeAgentOptions configures StartLocalVolumeAgent.

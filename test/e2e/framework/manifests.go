@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -37,6 +38,9 @@ type ManifestOptions struct {
 	// shipped manifests can be installed into a test's own namespace. The
 	// namespace is created if missing.
 	Namespace string
+	// SkipKinds are left out, e.g. the DaemonSet of a manifest whose
+	// program a test runs as a process.
+	SkipKinds []string
 }
 
 // ApplyManifests server-side applies every object in a YAML manifest with the
@@ -58,6 +62,7 @@ func ApplyManifests(ctx context.Context, cfg *rest.Config, opts ManifestOptions)
 	if err != nil {
 		return nil, fmt.Errorf("decode %s: %w", describeSource(opts), err)
 	}
+	objs = slices.DeleteFunc(objs, func(o *unstructured.Unstructured) bool { return slices.Contains(opts.SkipKinds, o.GetKind()) })
 
 	disc, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {

@@ -69,6 +69,9 @@ func (c *Cluster) ServiceAccountKubeconfig(ctx context.Context, opts ServiceAcco
 type RBACOptions struct {
 	// ManifestPath defaults to RBACManifest in the repository.
 	ManifestPath string
+	// SkipKinds are objects of the manifests not to apply (see
+	// ManifestOptions.SkipKinds).
+	SkipKinds []string
 	// ExtraManifests are applied after it, e.g. VolumeProtectionRBACManifest
 	// for a sidecar with PVC protection on. Relative paths are relative to
 	// the repository root.
@@ -112,7 +115,7 @@ func (c *Cluster) InstallRBAC(ctx context.Context, opts RBACOptions) (*RBACInsta
 	if opts.Timeout <= 0 {
 		opts.Timeout = 30 * time.Second
 	}
-	objs, err := ApplyManifests(ctx, c.restConfig, ManifestOptions{Path: opts.ManifestPath, Namespace: opts.Namespace})
+	objs, err := ApplyManifests(ctx, c.restConfig, ManifestOptions{Path: opts.ManifestPath, Namespace: opts.Namespace, SkipKinds: opts.SkipKinds})
 	if err != nil {
 		return nil, err
 	}
