@@ -94,14 +94,10 @@ func blockedBy(blockers []*v1.Pod, pod string) bool {
 
 // released forgets claim after its finalizer went, with an event if it was
 // held. removedFrom is the claim version this process removed it from, ""
-// if someone else did.
-func (c *Controller) released(claim *v1.PersistentVolumeClaim, removedFrom string) {
-	c.releasedAfterHold(claim, removedFrom, false)
-}
-
-// releasedAfterHold is released for a caller that knows whether the claim
-// was held before its finalizer went.
-func (c *Controller) releasedAfterHold(claim *v1.PersistentVolumeClaim, removedFrom string, heldBefore bool) {
+// if someone else did. heldBefore is whether the caller saw it held before
+// its own write: the claim's deletion may reach the informer, and forget
+// the hold, before that write returns.
+func (c *Controller) released(claim *v1.PersistentVolumeClaim, removedFrom string, heldBefore bool) {
 	key := claimKey(claim)
 	wasHeld := c.forget(key) || heldBefore
 	if removedFrom != "" {

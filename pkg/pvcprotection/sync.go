@@ -44,7 +44,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	}
 	if !has {
 		// Someone else released it, or it never had it.
-		c.released(claim, "")
+		c.released(claim, "", false)
 		return nil
 	}
 	if c.alreadyReleased(claim) {
@@ -132,7 +132,7 @@ func (c *Controller) removeFinalizer(ctx context.Context, claim *v1.PersistentVo
 	}
 	c.metrics.FinalizersRemoved.Inc()
 	klog.FromContext(ctx).V(2).Info("Removed the pvc-protection finalizer: no pod uses the claim")
-	c.releasedAfterHold(claim, claim.ResourceVersion, wasHeld)
+	c.released(claim, claim.ResourceVersion, wasHeld)
 	return nil
 }
 

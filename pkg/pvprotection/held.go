@@ -55,7 +55,10 @@ const (
 )
 
 // release ends the hold of pv, announcing it with message if pv was held.
-func (c *Controller) release(pv *v1.PersistentVolume, message string) {
+// heldBefore is whether the caller saw it held before its own write: the
+// PV's deletion may reach the informer, and forget the hold, before that
+// write returns.
+func (c *Controller) release(pv *v1.PersistentVolume, message string, heldBefore bool) {
 	c.heldMu.Lock()
 	h, was := c.held[pv.Name]
 	if was {
@@ -63,7 +66,7 @@ func (c *Controller) release(pv *v1.PersistentVolume, message string) {
 		c.metrics.HeldVolumes.Set(float64(len(c.held)))
 	}
 	c.heldMu.Unlock()
-	if was && h.uid == pv.UID {
+	if (was && h.uid == pv.UID) || heldBefore {
 		c.recorder.Event(pv, v1.EventTypeNormal, ReasonDeletionReleased, message)
 	}
 }

@@ -37,7 +37,7 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 	if !finalizer.Has(pv, Finalizer) {
 		// Removed by someone else (kube-controller-manager, or by hand): the
 		// hold, if any, is over all the same.
-		c.release(pv, msgRemovedElsewhere)
+		c.release(pv, msgRemovedElsewhere, false)
 		return nil
 	}
 	if pv.Status.Phase == v1.VolumeBound {
@@ -92,9 +92,7 @@ func (c *Controller) removeFinalizer(ctx context.Context, pv *v1.PersistentVolum
 	if err != nil || patch == nil {
 		return err
 	}
-	// Asked before the write: its deletion event may reach the informer,
-	// and forget the hold, before the patch call returns.
-	wasHeld := c.heldAs(pv)
+	wasHeld := c.heldAs(pv) // see release
 	if err := c.patch(ctx, pv.Name, patch); err != nil {
 		if apierrors.IsNotFound(err) {
 			c.forget(pv.Name)
@@ -104,10 +102,7 @@ func (c *Controller) removeFinalizer(ctx context.Context, pv *v1.PersistentVolum
 	}
 	c.metrics.FinalizersRemoved.Inc()
 	klog.FromContext(ctx).V(2).Info("Removed PV protection finalizer", "phase", pv.Status.Phase)
-	c.forget(pv.Name)
-	if wasHeld {
-		c.recorder.Event(pv, v1.EventTypeNormal, ReasonDeletionReleased, msgUnbound)
-	}
+	c.release(pv, msgUnbound, wasHeld)
 	return nil
 }
 
