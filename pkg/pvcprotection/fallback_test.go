@@ -3,6 +3,7 @@ package pvcprotection
 import (
 	"context"
 	"testing"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -10,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
+	testingclock "k8s.io/utils/clock/testing"
 )
 
 func TestTooOldCacheVersionFallsBackToOneList(t *testing.T) {
@@ -74,7 +76,7 @@ func TestCacheWithoutVersionListsEveryTime(t *testing.T) {
 	client := fake.NewClientset()
 	api := &apiServer{current: "20"}
 	api.install(client)
-	f := newChecker(client, fixedVersion(""), &stamper{clock: &fakeClock{}}, NewMetrics())
+	f := newChecker(client, fixedVersion(""), &stamper{clock: testingclock.NewFakeClock(time.Time{})}, NewMetrics())
 	seen := f.stamps.now()
 	for i := 0; i < 2; i++ {
 		got, err := f.Fresh(context.Background(), testNS, seen)
@@ -94,7 +96,7 @@ func TestOldResultsAreForgotten(t *testing.T) {
 	client := fake.NewClientset()
 	api := &apiServer{current: "20"}
 	api.install(client)
-	clk := &fakeClock{}
+	clk := testingclock.NewFakeClock(time.Time{})
 	f := newChecker(client, fixedVersion("30"), &stamper{clock: clk}, NewMetrics())
 	ctx := context.Background()
 	if _, err := f.Fresh(ctx, "one", f.stamps.now()); err != nil {

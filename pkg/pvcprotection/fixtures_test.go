@@ -19,6 +19,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
+	testingclock "k8s.io/utils/clock/testing"
 )
 
 const (
@@ -104,7 +105,7 @@ type env struct {
 	recorder *record.FakeRecorder
 	registry metrics.KubeRegistry
 	fresh    *fakeFreshness
-	clock    *fakeClock
+	clock    *testingclock.FakeClock
 }
 
 func newEnv(t testing.TB, s setup) *env {
@@ -125,7 +126,7 @@ func newEnv(t testing.TB, s setup) *env {
 	m := NewMetrics()
 	registry.MustRegister(m.Registerables()...)
 	recorder := record.NewFakeRecorder(1000)
-	clk := &fakeClock{now: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	clk := testingclock.NewFakeClock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
 	ctrl, err := New(Options{
 		Client:        client,
 		ClaimInformer: factory.Core().V1().PersistentVolumeClaims(),
@@ -286,27 +287,6 @@ func (f *fakeFreshness) Fresh(context.Context, string, moment) (freshness, error
 	defer f.mu.Unlock()
 	f.calls++
 	return f.answer, f.err
-}
-
-// fakeClock is a clock.PassiveClock a test moves by hand
-// (k8s.io/utils/clock/testing is not vendored).
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
-
-func (c *fakeClock) Step(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
 }
 
 func claimNames(prefix string, n int) []string {

@@ -2,14 +2,10 @@ package cleanup
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,12 +13,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
@@ -32,13 +26,11 @@ import (
 	"k8s.io/component-base/metrics"
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
-	"k8s.io/utils/clock"
 
 	"github.com/csi-protect/external-provisioner/pkg/apis/local"
-	localv1 "github.com/csi-protect/external-provisioner/pkg/apis/local/v1"
-	localv1alpha1 "github.com/csi-protect/external-provisioner/pkg/apis/local/v1alpha1"
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
+	testingclock "k8s.io/utils/clock/testing"
 )
 
 const (
@@ -67,333 +59,6 @@ func forEachKind(t *testing.T, test func(t *testing.T, kind string)) {
 
 func keyOf(kind string) string { return ownerKey(kind, testNS, ownerName) }
 
-// --- owners ---
-
-// ownerOption changes a test LocalVolume or LocalVolumeSet.
-type ownerOption func(*unstructured.Unstructured)
-
-// newOwner is a LocalVolume or LocalVolumeSet named ownerName in testNS,
-// not being deleted, without finalizers, selecting every node.
-func newOwner(kind string, opts ...ownerOption) *unstructured.Unstructured {
-	meta := metav1.ObjectMeta{Name: ownerName, Namespace: testNS, UID: types.UID("uid-" + kind), ResourceVersion: "1"}
-	var typed runtime.Object
-	switch kind {
-	case KindLocalVolume:
-		typed = &localv1.LocalVolume{
-			TypeMeta:   metav1.TypeMeta{Kind: kind, APIVersion: localv1.SchemeGroupVersion.String()},
-			ObjectMeta: meta,
-			Spec: localv1.LocalVolumeSpec{StorageClassDevices: []localv1.StorageClassDevice{
-				{StorageClassName: "local", DevicePaths: []string{"/dev/sdb"}},
-			}},
-		}
-	case KindLocalVolumeSet:
-		typed = &localv1alpha1.LocalVolumeSet{
-			TypeMeta:   metav1.TypeMeta{Kind: kind, APIVersion: localv1alpha1.SchemeGroupVersion.String()},
-			ObjectMeta: meta,
-			Spec:       localv1alpha1.LocalVolumeSetSpec{StorageClassName: "local"},
-		}
-	default:
-		panic("unknown kind " + kind)
-	}
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
-	if err != nil {
-		panic(err)
-	}
-	u := &unstructured.Unstructured{Object: m}
-	for _, o := range opts {
-		o(u)
-	}
-	return u
-}
-
-// protectedOwner carries the finalizer as this controller puts it: with
-// the marker annotation.
-func protectedOwner(u *unstructured.Unstructured) {
-	lsoOwner(u)
-	a := u.GetAnnotations()
-	if a == nil {
-		a = map[string]string{}
-	}
-	a[ManagedByAnnotation] = managedByValue
-	u.SetAnnotations(a)
-}
-
-// lsoOwner carries the finalizer as local-storage-operator puts it.
-func lsoOwner(u *unstructured.Unstructured) {
-	u.SetFinalizers(append(u.GetFinalizers(), local.LocalVolumeProtectionFinalizer))
-}
-
-func deletingOwner(u *unstructured.Unstructured) {
-	now := metav1.Now()
-	u.SetDeletionTimestamp(&now)
-}
-
-func withNodeSelector(selector *corev1.NodeSelector) ownerOption {
-	return func(u *unstructured.Unstructured) {
-		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(selector)
-		if err != nil {
-			panic(err)
-		}
-		if err := unstructured.SetNestedMap(u.Object, m, "spec", "nodeSelector"); err != nil {
-			panic(err)
-		}
-	}
-}
-
-// selectorIn selects the nodes whose label key is one of values.
-func selectorIn(key string, values ...string) *corev1.NodeSelector {
-	return &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
-		MatchExpressions: []corev1.NodeSelectorRequirement{{Key: key, Operator: corev1.NodeSelectorOpIn, Values: values}},
-	}}}
-}
-
-// --- volumes ---
-
-// pvOption changes a test PV.
-type pvOption func(*corev1.PersistentVolume)
-
-// newPV is a local PV owned by the kind's test owner, on testNode,
-// Available, reclaim policy Delete, with the node agent's finalizer.
-func newPV(name, kind string, opts ...pvOption) *corev1.PersistentVolume {
-	pv := &corev1.PersistentVolume{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: name, UID: types.UID("uid-" + name), ResourceVersion: "1",
-			Labels:     ownerLabels(kind, testNS, ownerName),
-			Finalizers: []string{local.SymlinkDeleterFinalizer},
-		},
-		Spec: corev1.PersistentVolumeSpec{
-			PersistentVolumeSource:        corev1.PersistentVolumeSource{Local: &corev1.LocalVolumeSource{Path: "/mnt/local-storage/local/" + name}},
-			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimDelete,
-			StorageClassName:              "local",
-		},
-		Status: corev1.PersistentVolumeStatus{Phase: corev1.VolumeAvailable},
-	}
-	onNode(testNode)(pv)
-	for _, o := range opts {
-		o(pv)
-	}
-	return pv
-}
-
-// onNode puts the PV on node, by label and node affinity, as the node
-// agent does.
-func onNode(node string) pvOption {
-	return func(pv *corev1.PersistentVolume) {
-		pv.Labels[local.NodeLabel] = node
-		pv.Spec.NodeAffinity = &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{
-			NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
-				{Key: local.NodeLabel, Operator: corev1.NodeSelectorOpIn, Values: []string{node}},
-			}}},
-		}}
-	}
-}
-
-func phase(p corev1.PersistentVolumePhase) pvOption {
-	return func(pv *corev1.PersistentVolume) { pv.Status.Phase = p }
-}
-
-func policy(p corev1.PersistentVolumeReclaimPolicy) pvOption {
-	return func(pv *corev1.PersistentVolume) { pv.Spec.PersistentVolumeReclaimPolicy = p }
-}
-
-// boundTo binds the PV to claim namespace/name, as the binder does.
-func boundTo(namespace, name string) pvOption {
-	return func(pv *corev1.PersistentVolume) {
-		pv.Spec.ClaimRef = &corev1.ObjectReference{
-			Kind: "PersistentVolumeClaim", Namespace: namespace, Name: name, UID: types.UID("uid-claim-" + name),
-		}
-		pv.Status.Phase = corev1.VolumeBound
-	}
-}
-
-// releasedFrom is a PV whose claim namespace/name was deleted: it keeps
-// the claimRef.
-func releasedFrom(namespace, name string, p corev1.PersistentVolumeReclaimPolicy) pvOption {
-	return func(pv *corev1.PersistentVolume) {
-		boundTo(namespace, name)(pv)
-		pv.Status.Phase = corev1.VolumeReleased
-		pv.Spec.PersistentVolumeReclaimPolicy = p
-	}
-}
-
-func deletingPV(pv *corev1.PersistentVolume) {
-	now := metav1.Now()
-	pv.DeletionTimestamp = &now
-}
-
-// --- nodes ---
-
-func newNode(name string, labels ...string) *corev1.Node {
-	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{
-		Name: name, UID: types.UID("uid-" + name), ResourceVersion: "1",
-		Labels: map[string]string{local.NodeLabel: name},
-	}}
-	for i := 0; i+1 < len(labels); i += 2 {
-		node.Labels[labels[i]] = labels[i+1]
-	}
-	return node
-}
-
-// --- clock ---
-
-// fakeClock is a clock whose time only moves when told; the timer methods
-// of clock.Clock, which the controller does not use, are real.
-type fakeClock struct {
-	clock.RealClock
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
-
-func (c *fakeClock) Step(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
-// --- events ---
-
-type event struct {
-	eventType, reason, message string
-	// object is what the event was recorded on, as Kind/namespace/name.
-	object string
-}
-
-func (e event) String() string {
-	return fmt.Sprintf("%s %s on %s: %s", e.eventType, e.reason, e.object, e.message)
-}
-
-// eventLog is an EventRecorder that keeps what it is given.
-type eventLog struct {
-	mu     sync.Mutex
-	events []event
-}
-
-func (l *eventLog) Event(obj runtime.Object, eventType, reason, message string) {
-	object := fmt.Sprintf("%T", obj)
-	if ref, ok := obj.(*corev1.ObjectReference); ok {
-		object = ref.Kind + "/" + ref.Namespace + "/" + ref.Name
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.events = append(l.events, event{eventType: eventType, reason: reason, message: message, object: object})
-}
-
-func (l *eventLog) Eventf(obj runtime.Object, eventType, reason, format string, args ...interface{}) {
-	l.Event(obj, eventType, reason, fmt.Sprintf(format, args...))
-}
-
-func (l *eventLog) AnnotatedEventf(obj runtime.Object, _ map[string]string, eventType, reason, format string, args ...interface{}) {
-	l.Event(obj, eventType, reason, fmt.Sprintf(format, args...))
-}
-
-func (l *eventLog) all() []event {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]event(nil), l.events...)
-}
-
-// withReason keeps the events of one reason.
-func withReason(events []event, reason string) []event {
-	var out []event
-	for _, e := range events {
-		if e.reason == reason {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
-// --- the fake API server ---
-
-// serverSemantics makes a fake clientset's resource behave as the API
-// server does where the controller relies on it: a merge patch or delete
-// whose resourceVersion or UID precondition does not hold fails with 409
-// Conflict, every write bumps the resourceVersion, a delete of an object
-// with finalizers only sets its deletionTimestamp, and an object being
-// deleted goes when its last finalizer does. The plain fakes do none of
-// this.
-func serverSemantics(f *k8stesting.Fake, tracker k8stesting.ObjectTracker, gvr schema.GroupVersionResource, rv *atomic.Int64) {
-	nextRV := func() string { return strconv.FormatInt(rv.Add(1), 10) }
-	conflict := func(name, why string) error {
-		return apierrors.NewConflict(gvr.GroupResource(), name, errors.New(why))
-	}
-	f.PrependReactor("delete", gvr.Resource, func(action k8stesting.Action) (bool, runtime.Object, error) {
-		del := action.(k8stesting.DeleteActionImpl)
-		obj, err := tracker.Get(gvr, del.Namespace, del.Name)
-		if err != nil {
-			return true, nil, err
-		}
-		m, _ := meta.Accessor(obj)
-		if p := del.DeleteOptions.Preconditions; p != nil {
-			if p.UID != nil && *p.UID != m.GetUID() {
-				return true, nil, conflict(del.Name, "UID precondition failed")
-			}
-			if p.ResourceVersion != nil && *p.ResourceVersion != m.GetResourceVersion() {
-				return true, nil, conflict(del.Name, "resourceVersion precondition failed")
-			}
-		}
-		if len(m.GetFinalizers()) == 0 {
-			return false, nil, nil // the tracker deletes it
-		}
-		if m.GetDeletionTimestamp() == nil {
-			now := metav1.Now()
-			m.SetDeletionTimestamp(&now)
-			m.SetResourceVersion(nextRV())
-			if err := tracker.Update(gvr, obj, del.Namespace); err != nil {
-				return true, nil, err
-			}
-		}
-		return true, nil, nil
-	})
-	f.PrependReactor("patch", gvr.Resource, func(action k8stesting.Action) (bool, runtime.Object, error) {
-		patch := action.(k8stesting.PatchActionImpl)
-		obj, err := tracker.Get(gvr, patch.Namespace, patch.Name)
-		if err != nil {
-			return true, nil, err
-		}
-		m, _ := meta.Accessor(obj)
-		var pinned struct {
-			Metadata struct {
-				ResourceVersion string    `json:"resourceVersion"`
-				UID             types.UID `json:"uid"`
-			} `json:"metadata"`
-		}
-		if patch.PatchType == types.MergePatchType {
-			if err := json.Unmarshal(patch.Patch, &pinned); err != nil {
-				return true, nil, apierrors.NewBadRequest(err.Error())
-			}
-		}
-		if v := pinned.Metadata.ResourceVersion; v != "" && v != m.GetResourceVersion() {
-			return true, nil, conflict(patch.Name, "the object has been modified")
-		}
-		if u := pinned.Metadata.UID; u != "" && u != m.GetUID() {
-			return true, nil, conflict(patch.Name, "UID mismatch")
-		}
-		_, out, err := k8stesting.ObjectReaction(tracker)(action)
-		if err != nil {
-			return true, nil, err
-		}
-		om, _ := meta.Accessor(out)
-		if om.GetDeletionTimestamp() != nil && len(om.GetFinalizers()) == 0 {
-			return true, out, tracker.Delete(gvr, patch.Namespace, patch.Name)
-		}
-		om.SetResourceVersion(nextRV())
-		return true, out, tracker.Update(gvr, out, patch.Namespace)
-	})
-}
-
 // --- the environment ---
 
 // setup is what a test starts from.
@@ -420,7 +85,7 @@ type env struct {
 	dyn      *fakeDynamicClient
 	ctrl     *Controller
 	events   *eventLog
-	clock    *fakeClock
+	clock    *testingclock.FakeClock
 	registry metrics.KubeRegistry
 	ctx      context.Context
 	logs     ktesting.Buffer
@@ -457,7 +122,7 @@ func newEnv(t *testing.T, s setup) *env {
 	registry.MustRegister(m.Registerables()...)
 	factory := informers.NewSharedInformerFactory(kube, 0)
 	events := &eventLog{}
-	clk := newFakeClock()
+	clk := testingclock.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	opts := Options{
 		Client:         kube,
 		Dynamic:        dyn,

@@ -1,0 +1,180 @@
+package cleanup
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/csi-protect/external-provisioner/pkg/apis/local"
+	localv1 "github.com/csi-protect/external-provisioner/pkg/apis/local/v1"
+	localv1alpha1 "github.com/csi-protect/external-provisioner/pkg/apis/local/v1alpha1"
+)
+
+// --- owners ---
+
+// ownerOption changes a test LocalVolume or LocalVolumeSet.
+type ownerOption func(*unstructured.Unstructured)
+
+// newOwner is a LocalVolume or LocalVolumeSet named ownerName in testNS,
+// not being deleted, without finalizers, selecting every node.
+func newOwner(kind string, opts ...ownerOption) *unstructured.Unstructured {
+	meta := metav1.ObjectMeta{Name: ownerName, Namespace: testNS, UID: types.UID("uid-" + kind), ResourceVersion: "1"}
+	var typed runtime.Object
+	switch kind {
+	case KindLocalVolume:
+		typed = &localv1.LocalVolume{
+			TypeMeta:   metav1.TypeMeta{Kind: kind, APIVersion: localv1.SchemeGroupVersion.String()},
+			ObjectMeta: meta,
+			Spec: localv1.LocalVolumeSpec{StorageClassDevices: []localv1.StorageClassDevice{
+				{StorageClassName: "local", DevicePaths: []string{"/dev/sdb"}},
+			}},
+		}
+	case KindLocalVolumeSet:
+		typed = &localv1alpha1.LocalVolumeSet{
+			TypeMeta:   metav1.TypeMeta{Kind: kind, APIVersion: localv1alpha1.SchemeGroupVersion.String()},
+			ObjectMeta: meta,
+			Spec:       localv1alpha1.LocalVolumeSetSpec{StorageClassName: "local"},
+		}
+	default:
+		panic("unknown kind " + kind)
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
+	if err != nil {
+		panic(err)
+	}
+	u := &unstructured.Unstructured{Object: m}
+	for _, o := range opts {
+		o(u)
+	}
+	return u
+}
+
+// protectedOwner carries the finalizer as this controller puts it: with
+// the marker annotation.
+func protectedOwner(u *unstructured.Unstructured) {
+	lsoOwner(u)
+	a := u.GetAnnotations()
+	if a == nil {
+		a = map[string]string{}
+	}
+	a[ManagedByAnnotation] = managedByValue
+	u.SetAnnotations(a)
+}
+
+// lsoOwner carries the finalizer as local-storage-operator puts it.
+func lsoOwner(u *unstructured.Unstructured) {
+	u.SetFinalizers(append(u.GetFinalizers(), local.LocalVolumeProtectionFinalizer))
+}
+
+func deletingOwner(u *unstructured.Unstructured) {
+	now := metav1.Now()
+	u.SetDeletionTimestamp(&now)
+}
+
+func withNodeSelector(selector *corev1.NodeSelector) ownerOption {
+	return func(u *unstructured.Unstructured) {
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(selector)
+		if err != nil {
+			panic(err)
+		}
+		if err := unstructured.SetNestedMap(u.Object, m, "spec", "nodeSelector"); err != nil {
+			panic(err)
+		}
+	}
+}
+
+// selectorIn selects the nodes whose label key is one of values.
+func selectorIn(key string, values ...string) *corev1.NodeSelector {
+	return &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+		MatchExpressions: []corev1.NodeSelectorRequirement{{Key: key, Operator: corev1.NodeSelectorOpIn, Values: values}},
+	}}}
+}
+
+// --- volumes ---
+
+// pvOption changes a test PV.
+type pvOption func(*corev1.PersistentVolume)
+
+// newPV is a local PV owned by the kind's test owner, on testNode,
+// Available, reclaim policy Delete, with the node agent's finalizer.
+func newPV(name, kind string, opts ...pvOption) *corev1.PersistentVolume {
+	pv := &corev1.PersistentVolume{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name, UID: types.UID("uid-" + name), ResourceVersion: "1",
+			Labels:     ownerLabels(kind, testNS, ownerName),
+			Finalizers: []string{local.SymlinkDeleterFinalizer},
+		},
+		Spec: corev1.PersistentVolumeSpec{
+			PersistentVolumeSource:        corev1.PersistentVolumeSource{Local: &corev1.LocalVolumeSource{Path: "/mnt/local-storage/local/" + name}},
+			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimDelete,
+			StorageClassName:              "local",
+		},
+		Status: corev1.PersistentVolumeStatus{Phase: corev1.VolumeAvailable},
+	}
+	onNode(testNode)(pv)
+	for _, o := range opts {
+		o(pv)
+	}
+	return pv
+}
+
+// onNode puts the PV on node, by label and node affinity, as the node
+// agent does.
+func onNode(node string) pvOption {
+	return func(pv *corev1.PersistentVolume) {
+		pv.Labels[local.NodeLabel] = node
+		pv.Spec.NodeAffinity = &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{
+			NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
+				{Key: local.NodeLabel, Operator: corev1.NodeSelectorOpIn, Values: []string{node}},
+			}}},
+		}}
+	}
+}
+
+func phase(p corev1.PersistentVolumePhase) pvOption {
+	return func(pv *corev1.PersistentVolume) { pv.Status.Phase = p }
+}
+
+func policy(p corev1.PersistentVolumeReclaimPolicy) pvOption {
+	return func(pv *corev1.PersistentVolume) { pv.Spec.PersistentVolumeReclaimPolicy = p }
+}
+
+// boundTo binds the PV to claim namespace/name, as the binder does.
+func boundTo(namespace, name string) pvOption {
+	return func(pv *corev1.PersistentVolume) {
+		pv.Spec.ClaimRef = &corev1.ObjectReference{
+			Kind: "PersistentVolumeClaim", Namespace: namespace, Name: name, UID: types.UID("uid-claim-" + name),
+		}
+		pv.Status.Phase = corev1.VolumeBound
+	}
+}
+
+// releasedFrom is a PV whose claim namespace/name was deleted: it keeps
+// the claimRef.
+func releasedFrom(namespace, name string, p corev1.PersistentVolumeReclaimPolicy) pvOption {
+	return func(pv *corev1.PersistentVolume) {
+		boundTo(namespace, name)(pv)
+		pv.Status.Phase = corev1.VolumeReleased
+		pv.Spec.PersistentVolumeReclaimPolicy = p
+	}
+}
+
+func deletingPV(pv *corev1.PersistentVolume) {
+	now := metav1.Now()
+	pv.DeletionTimestamp = &now
+}
+
+// --- nodes ---
+
+func newNode(name string, labels ...string) *corev1.Node {
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{
+		Name: name, UID: types.UID("uid-" + name), ResourceVersion: "1",
+		Labels: map[string]string{local.NodeLabel: name},
+	}}
+	for i := 0; i+1 < len(labels); i += 2 {
+		node.Labels[labels[i]] = labels[i+1]
+	}
+	return node
+}
