@@ -31,3 +31,9 @@ const (
 	// (in the PV's node affinity).
 	NodeLabel = "kubernetes.io/hostname"
 )
+
+// The kinds, as the OwnerKindLabel of a local PV names its owner's.
+const (
+	KindLocalVolume    = "LocalVolume"
+	KindLocalVolumeSet = "LocalVolumeSet"
+)

@@ -19,15 +19,15 @@ import (
 
 // Resources of the owner objects.
 var (
-	LocalVolumeResource    = localv1.SchemeGroupVersion.WithResource("localvolumes")
-	LocalVolumeSetResource = localv1alpha1.SchemeGroupVersion.WithResource("localvolumesets")
+	LocalVolumeResource    = localv1.LocalVolumesResource
+	LocalVolumeSetResource = localv1alpha1.LocalVolumeSetsResource
 )
 
 // CRSource lists and watches the LocalVolume and LocalVolumeSet objects of
 // all namespaces. kind is KindLocalVolume or KindLocalVolumeSet.
 //
-// It stands in for k8s.io/client-go/dynamic/dynamicinformer, which is not
-// vendored: the agent builds its own informers over it.
+// The agent builds its own informers over it, so that tests can hand in
+// owners without a dynamic client.
 type CRSource interface {
 	List(ctx context.Context, kind string, opts metav1.ListOptions) (*unstructured.UnstructuredList, error)
 	Watch(ctx context.Context, kind string, opts metav1.ListOptions) (watch.Interface, error)

@@ -3,6 +3,8 @@ package agent
 import (
 	"crypto/sha256"
 	"encoding/hex"
+
+	"github.com/csi-protect/external-provisioner/pkg/apis/local"
 )
 
 // Annotations the agent writes on the PVs it creates.
@@ -40,8 +42,8 @@ const (
 
 // Kinds of the owner objects, as in the OwnerKindLabel of a PV.
 const (
-	KindLocalVolume    = "LocalVolume"
-	KindLocalVolumeSet = "LocalVolumeSet"
+	KindLocalVolume    = local.KindLocalVolume
+	KindLocalVolumeSet = local.KindLocalVolumeSet
 )
 
 // PVName is the name of the PV for the symlink symlinkPath on node

@@ -18,14 +18,14 @@ import (
 // The kinds of owner, as the OwnerKindLabel of a PV and the first part of a
 // queue key name them.
 const (
-	KindLocalVolume    = "LocalVolume"
-	KindLocalVolumeSet = "LocalVolumeSet"
+	KindLocalVolume    = local.KindLocalVolume
+	KindLocalVolumeSet = local.KindLocalVolumeSet
 )
 
 // The resources the controller watches and patches.
 var (
-	LocalVolumeResource    = localv1.SchemeGroupVersion.WithResource("localvolumes")
-	LocalVolumeSetResource = localv1alpha1.SchemeGroupVersion.WithResource("localvolumesets")
+	LocalVolumeResource    = localv1.LocalVolumesResource
+	LocalVolumeSetResource = localv1alpha1.LocalVolumeSetsResource
 )
 
 // kind is one of the two owner kinds and what the controller holds for it.

@@ -11,6 +11,9 @@ import (
 // SchemeGroupVersion is the group and version of the types in this package.
 var SchemeGroupVersion = schema.GroupVersion{Group: local.GroupName, Version: "v1"}
 
+// LocalVolumesResource is the resource of LocalVolume, for dynamic clients.
+var LocalVolumesResource = SchemeGroupVersion.WithResource("localvolumes")
+
 var (
 	// SchemeBuilder registers LocalVolume and LocalVolumeList.
 	SchemeBuilder = runtime.NewSchemeBuilder(addKnownTypes)

@@ -11,6 +11,10 @@ import (
 // SchemeGroupVersion is the group and version of the types in this package.
 var SchemeGroupVersion = schema.GroupVersion{Group: local.GroupName, Version: "v1alpha1"}
 
+// LocalVolumeSetsResource is the resource of LocalVolumeSet, for dynamic
+// clients.
+var LocalVolumeSetsResource = SchemeGroupVersion.WithResource("localvolumesets")
+
 var (
 	// SchemeBuilder registers LocalVolumeSet and LocalVolumeSetList.
 	SchemeBuilder = runtime.NewSchemeBuilder(addKnownTypes)
