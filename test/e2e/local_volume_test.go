@@ -17,11 +17,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
@@ -33,7 +35,8 @@ import (
 
 const (
 	// localVolumeRBACManifest is the sidecar's extra RBAC for the clean-up
-	// controller (localvolumes/localvolumesets get/list/watch/patch).
+	// controller (localvolumes/localvolumesets list/watch/patch, and patch
+	// of their status).
 	localVolumeRBACManifest = "deploy/kubernetes/rbac-local-volumes.yaml"
 	// withoutGateEnv, when set, runs the sidecar without
 	// LocalVolumeCleanup: only the node agent's half is tested, and the
@@ -55,9 +58,10 @@ var loopPath = regexp.MustCompile(`/dev/loop[0-9]+`)
 
 // TestLocalVolumeSetDeletionWaitsForBoundVolumeAndWipesIt runs the node agent
 // on two loop devices and deletes their LocalVolumeSet while one PV is bound:
-// the set stays until the claim is gone, the unbound PV goes at once, the
-// bound one is wiped (with the agent killed in the middle of it) and
-// deleted, and every symlink is removed.
+// the set stays until the claim is gone (its DeletionBlocked condition True
+// meanwhile), the unbound PV goes at once, the bound one is wiped (with the
+// agent killed in the middle of it) and deleted, and every symlink is
+// removed.
 func TestLocalVolumeSetDeletionWaitsForBoundVolumeAndWipesIt(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root: the test attaches loop devices and the agent wipes them")
@@ -219,6 +223,16 @@ func TestLocalVolumeSetDeletionWaitsForBoundVolumeAndWipesIt(t *testing.T) {
 		}
 	}
 	t.Logf("PVs: %v", pvDevice)
+	if withGate {
+		waitFor(ctx, t, s, "the set's totalProvisionedDeviceCount to be 2", func(ctx context.Context) (bool, error) {
+			got, err := lvsClient.Get(ctx, lvsName, metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
+			n, found, err := unstructured.NestedInt64(got.Object, "status", "totalProvisionedDeviceCount")
+			return err == nil && found && n == 2, fmt.Errorf("status %v (%v)", got.Object["status"], err)
+		})
+	}
 
 	// 2. A claim binds one of them; "a pod" writes a filesystem onto it.
 	createClaim(ctx, t, s, metav1.NamespaceDefault, "data", localClass, func(pvc *corev1.PersistentVolumeClaim) {
@@ -251,6 +265,10 @@ func TestLocalVolumeSetDeletionWaitsForBoundVolumeAndWipesIt(t *testing.T) {
 		ev := waitForOwnerEvent(ctx, t, s, "LocalVolumeSet", lvsName, "DeletionBlockedByBoundVolume")
 		if !strings.Contains(ev.Message, boundPV.Name) {
 			t.Errorf("the blocking event must name PV %s: %q", boundPV.Name, ev.Message)
+		}
+		cond := waitForDeletionBlocked(ctx, t, s, lvsClient)
+		if cond.Reason != "BoundVolumes" || !strings.Contains(cond.Message, boundPV.Name) || !strings.Contains(cond.Message, "claim default/data") {
+			t.Errorf("%s condition %+v: want reason BoundVolumes naming PV %s and claim default/data", local.ConditionDeletionBlocked, cond, boundPV.Name)
 		}
 		waitForPVGone(ctx, t, s, freePV)
 		waitForNoPath(ctx, t, s, pvPath[freePV])
@@ -441,6 +459,34 @@ func waitForOwnerEvent(ctx context.Context, t *testing.T, s *framework.Stack, ki
 			seen = append(seen, ev.Reason)
 		}
 		return false, fmt.Errorf("events so far: %v", seen)
+	})
+	return found
+}
+
+// waitForDeletionBlocked waits until the LocalVolumeSet's status has the
+// DeletionBlocked condition True, and returns it.
+func waitForDeletionBlocked(ctx context.Context, t *testing.T, s *framework.Stack, lvsClient dynamic.ResourceInterface) metav1.Condition {
+	t.Helper()
+	var found metav1.Condition
+	waitFor(ctx, t, s, "the "+local.ConditionDeletionBlocked+" condition of LocalVolumeSet "+lvsName, func(ctx context.Context) (bool, error) {
+		got, err := lvsClient.Get(ctx, lvsName, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		var status struct {
+			Conditions []metav1.Condition `json:"conditions"`
+		}
+		if m, ok := got.Object["status"].(map[string]any); ok {
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &status); err != nil {
+				return false, err
+			}
+		}
+		c := meta.FindStatusCondition(status.Conditions, local.ConditionDeletionBlocked)
+		if c == nil || c.Status != metav1.ConditionTrue {
+			return false, fmt.Errorf("conditions %+v", status.Conditions)
+		}
+		found = *c
+		return true, nil
 	})
 	return found
 }

@@ -30,6 +30,12 @@ const (
 	// NodeLabel is the node label whose value pins a local PV to its node
 	// (in the PV's node affinity).
 	NodeLabel = "kubernetes.io/hostname"
+
+	// ConditionDeletionBlocked is the status condition of a LocalVolume or
+	// LocalVolumeSet being deleted: True while PVs it owns that only the
+	// user can let go of (bound, or released with reclaim policy Retain)
+	// hold its deletion, False once none does.
+	ConditionDeletionBlocked = "DeletionBlocked"
 )
 
 // The kinds, as the OwnerKindLabel of a local PV names its owner's.

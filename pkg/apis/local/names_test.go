@@ -13,6 +13,7 @@ func TestNames(t *testing.T) {
 		OwnerNameLabel:                 "storage.openshift.com/owner-name",
 		OwnerNamespaceLabel:            "storage.openshift.com/owner-namespace",
 		NodeLabel:                      "kubernetes.io/hostname",
+		ConditionDeletionBlocked:       "DeletionBlocked",
 	} {
 		if got != want {
 			t.Errorf("got %q, want %q", got, want)

@@ -35,6 +35,8 @@ type blockage struct {
 	pvUID   types.UID
 	reason  string
 	message string
+	// short names the PV (and its claim) in the DeletionBlocked condition.
+	short string
 }
 
 // blockedOwner is what was announced of one owner: the PVs blocking its
@@ -45,10 +47,11 @@ type blockedOwner struct {
 }
 
 func boundBlockage(pv *corev1.PersistentVolume) blockage {
-	b := blockage{pvUID: pv.UID, reason: ReasonBlockedByBoundVolume}
+	b := blockage{pvUID: pv.UID, reason: ReasonBlockedByBoundVolume, short: pv.Name}
 	if ref := pv.Spec.ClaimRef; ref != nil && ref.Name != "" {
 		claim := ref.Namespace + "/" + ref.Name
 		b.message = fmt.Sprintf("Deletion blocked: PersistentVolume %s is bound to claim %s; delete claim %s to release it", pv.Name, claim, claim)
+		b.short = fmt.Sprintf("%s (claim %s)", pv.Name, claim)
 	} else {
 		b.message = fmt.Sprintf("Deletion blocked: PersistentVolume %s is bound; delete its claim to release it", pv.Name)
 	}
@@ -61,6 +64,7 @@ func retainedBlockage(pv *corev1.PersistentVolume) blockage {
 		reason: ReasonBlockedByRetainedVolume,
 		message: fmt.Sprintf("Deletion blocked: PersistentVolume %s is %s with reclaim policy %s; back up the data you need from it, then delete the PersistentVolume",
 			pv.Name, pv.Status.Phase, pv.Spec.PersistentVolumeReclaimPolicy),
+		short: fmt.Sprintf("%s (%s, %s)", pv.Name, pv.Status.Phase, pv.Spec.PersistentVolumeReclaimPolicy),
 	}
 }
 

@@ -36,8 +36,8 @@ const DefaultNodeGoneGrace = 5 * time.Minute
 type Options struct {
 	// Client reads, deletes and patches PersistentVolumes.
 	Client kubernetes.Interface
-	// Dynamic patches the finalizer of LocalVolumes and LocalVolumeSets,
-	// and feeds their informers when CRInformers is nil.
+	// Dynamic patches the finalizer and status of LocalVolumes and
+	// LocalVolumeSets, and feeds their informers when CRInformers is nil.
 	Dynamic dynamic.Interface
 	// CRInformers gives the informers of LocalVolumes and LocalVolumeSets.
 	// A dynamicinformer.DynamicSharedInformerFactory fits; the caller
@@ -222,15 +222,15 @@ func addIndexers(informer cache.SharedIndexInformer, indexers cache.Indexers) er
 	return informer.AddIndexers(missing)
 }
 
-// needsSync tells whether an owner's finalizer is not what it should be at
-// rest: off, any finalizer is stale; on, a live owner lacks it or an owner
-// being deleted still has it.
-func (c *Controller) needsSync(u *unstructured.Unstructured) bool {
+// needsSync tells whether an owner is not what it should be at rest: off,
+// any finalizer is stale; on, a live owner lacks it, an owner being deleted
+// still has it, or a LocalVolumeSet's device count is off.
+func (c *Controller) needsSync(k *kind, u *unstructured.Unstructured) bool {
 	has := finalizer.Has(u, local.LocalVolumeProtectionFinalizer)
 	if !c.enabled {
 		return has
 	}
-	return has == (u.GetDeletionTimestamp() != nil)
+	return has == (u.GetDeletionTimestamp() != nil) || c.countStale(k, u)
 }
 
 func (c *Controller) ownerHandler(k *kind) cache.ResourceEventHandler {
@@ -242,7 +242,7 @@ func (c *Controller) ownerHandler(k *kind) cache.ResourceEventHandler {
 		if !ok {
 			return
 		}
-		if always || c.needsSync(u) {
+		if always || c.needsSync(k, u) {
 			c.queue.Add(ownerKey(k.name, u.GetNamespace(), u.GetName()))
 		}
 	}
@@ -254,15 +254,22 @@ func (c *Controller) ownerHandler(k *kind) cache.ResourceEventHandler {
 	}
 }
 
-// enqueueDeleting queues the owner key if the cache has it being deleted
-// with its finalizer: only then do its PVs and their nodes matter. An owner
-// the cache does not have yet is queued by its own add event.
-func (c *Controller) enqueueDeleting(key string) {
+// enqueueOwner queues the owner key, on an event of one of its PVs, if the
+// cache has it in need of a sync: being deleted with its finalizer (only
+// then do its PVs and their nodes matter), or a LocalVolumeSet whose device
+// count is off. An owner the cache does not have yet is queued by its own
+// add event.
+func (c *Controller) enqueueOwner(key string) {
+	kindName, _, _, err := splitKey(key)
+	k := c.kinds[kindName]
+	if err != nil || k == nil {
+		return
+	}
 	u, err := c.cachedOwner(key)
 	if err != nil || u == nil {
 		return
 	}
-	if u.GetDeletionTimestamp() != nil && finalizer.Has(u, local.LocalVolumeProtectionFinalizer) {
+	if c.needsSync(k, u) {
 		c.queue.Add(key)
 	}
 }
@@ -297,7 +304,7 @@ func (c *Controller) onVolume(obj interface{}) {
 	}
 	if pv, ok := obj.(*corev1.PersistentVolume); ok {
 		if key := volumeOwner(pv); key != "" {
-			c.enqueueDeleting(key)
+			c.enqueueOwner(key)
 		}
 	}
 }

@@ -57,6 +57,23 @@
 // blockage is announced once more. The events are recorded on object
 // references, so the recorder's scheme needs no LocalVolume types.
 //
+// # Status
+//
+// An owner being deleted that PVs block gets the condition DeletionBlocked
+// (local.ConditionDeletionBlocked) True, with the reason BoundVolumes,
+// RetainedVolumes or BoundAndRetainedVolumes and a message that counts the
+// blocking PVs, names the first few of each kind and says what to do. Once
+// none blocks it turns False (NoBlockingVolumes) and stays so until the
+// finalizer goes; an owner never blocked gets no condition, as nothing
+// blocking is the normal case. A LocalVolumeSet's
+// status.totalProvisionedDeviceCount is the number of its PVs in the cache
+// (unset until it has one). Both are written with a merge patch of the
+// status subresource, pinned to the version read as the conditions list is
+// replaced whole, and only when they differ, so that syncs of an owner at
+// rest write nothing; lastTransitionTime changes only with the condition's
+// status. Like everything else they are derived from the caches, not
+// remembered.
+//
 // # Lost nodes
 //
 // A PV's node is lost when no Node has its hostname (as kubernetes.io/

@@ -179,11 +179,13 @@ func (r *fakeResource) Watch(_ context.Context, opts metav1.ListOptions) (watch.
 	return r.client.InvokesWatch(k8stesting.NewWatchActionWithOptions(r.gvr, r.namespace, opts))
 }
 
+// Patch records the subresource in the action; serverSemantics gives the
+// status subresource its meaning.
 func (r *fakeResource) Patch(_ context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, sub ...string) (*unstructured.Unstructured, error) {
-	if len(sub) > 0 {
+	if len(sub) > 1 || (len(sub) == 1 && sub[0] != "status") {
 		return nil, errNotFaked
 	}
-	return toUnstructured(r.client.Invokes(k8stesting.NewPatchActionWithOptions(r.gvr, r.namespace, name, pt, data, opts), &metav1.Status{}))
+	return toUnstructured(r.client.Invokes(k8stesting.NewPatchSubresourceActionWithOptions(r.gvr, r.namespace, name, pt, data, opts, sub...), &metav1.Status{}))
 }
 
 func (r *fakeResource) Apply(context.Context, string, *unstructured.Unstructured, metav1.ApplyOptions, ...string) (*unstructured.Unstructured, error) {

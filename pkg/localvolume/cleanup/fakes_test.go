@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -12,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -77,9 +79,10 @@ func withReason(events []event, reason string) []event {
 // server does where the controller relies on it: a merge patch or delete
 // whose resourceVersion or UID precondition does not hold fails with 409
 // Conflict, every write bumps the resourceVersion, a delete of an object
-// with finalizers only sets its deletionTimestamp, and an object being
-// deleted goes when its last finalizer does. The plain fakes do none of
-// this.
+// with finalizers only sets its deletionTimestamp, an object being deleted
+// goes when its last finalizer does, and, as with a status subresource, a
+// patch of the status changes nothing else and a patch of the object does
+// not change the status. The plain fakes do none of this.
 func serverSemantics(f *k8stesting.Fake, tracker k8stesting.ObjectTracker, gvr schema.GroupVersionResource, rv *atomic.Int64) {
 	nextRV := func() string { return strconv.FormatInt(rv.Add(1), 10) }
 	conflict := func(name, why string) error {
@@ -141,6 +144,9 @@ func serverSemantics(f *k8stesting.Fake, tracker k8stesting.ObjectTracker, gvr s
 		if err != nil {
 			return true, nil, err
 		}
+		if out, err = splitStatus(obj, out, patch.Subresource == "status"); err != nil {
+			return true, nil, err
+		}
 		om, _ := meta.Accessor(out)
 		if om.GetDeletionTimestamp() != nil && len(om.GetFinalizers()) == 0 {
 			return true, out, tracker.Delete(gvr, patch.Namespace, patch.Name)
@@ -148,4 +154,32 @@ func serverSemantics(f *k8stesting.Fake, tracker k8stesting.ObjectTracker, gvr s
 		om.SetResourceVersion(nextRV())
 		return true, out, tracker.Update(gvr, out, patch.Namespace)
 	})
+}
+
+// splitStatus is what a patch of the status subresource (toStatus) or of
+// the object leaves of patched, the old object with the patch applied: the
+// status of one and the rest of the other.
+func splitStatus(old, patched runtime.Object, toStatus bool) (runtime.Object, error) {
+	o, err := runtime.DefaultUnstructuredConverter.ToUnstructured(old)
+	if err != nil {
+		return nil, err
+	}
+	p, err := runtime.DefaultUnstructuredConverter.ToUnstructured(patched)
+	if err != nil {
+		return nil, err
+	}
+	from, into := o, p
+	if toStatus {
+		from, into = p, o
+	}
+	if status, ok := from["status"]; ok {
+		into["status"] = status
+	} else {
+		delete(into, "status")
+	}
+	if _, ok := patched.(*unstructured.Unstructured); ok {
+		return &unstructured.Unstructured{Object: into}, nil
+	}
+	out := reflect.New(reflect.TypeOf(patched).Elem()).Interface().(runtime.Object)
+	return out, runtime.DefaultUnstructuredConverter.FromUnstructured(into, out)
 }

@@ -3,6 +3,7 @@ package cleanup
 import (
 	"context"
 	"maps"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -108,7 +109,7 @@ func newEnv(t *testing.T, s setup) *env {
 	kube := fake.NewClientset(objects...)
 	var owners []runtime.Object
 	for _, u := range s.owners {
-		owners = append(owners, u)
+		owners = append(owners, countedOwner(u, s.volumes))
 	}
 	dyn := newFakeDynamicClient(runtime.NewScheme(), listKinds, owners...)
 	rv := &atomic.Int64{}
@@ -164,6 +165,31 @@ func newEnv(t *testing.T, s setup) *env {
 	e := &env{kube: kube, dyn: dyn, ctrl: ctrl, events: events, clock: clk, registry: registry, ctx: ctx, rv: rv, factory: factory}
 	e.logs = logger.GetSink().(ktesting.Underlier).GetBuffer()
 	return e
+}
+
+// countedOwner is u as the controller leaves a LocalVolumeSet at rest:
+// with a totalProvisionedDeviceCount of its volumes, unless u has one
+// (withDeviceCount), so that only tests about the count see it written.
+func countedOwner(u *unstructured.Unstructured, volumes []*corev1.PersistentVolume) *unstructured.Unstructured {
+	if u.GetKind() != KindLocalVolumeSet {
+		return u
+	}
+	if _, found, _ := unstructured.NestedFieldNoCopy(u.Object, "status", "totalProvisionedDeviceCount"); found {
+		return u
+	}
+	key := ownerKey(KindLocalVolumeSet, u.GetNamespace(), u.GetName())
+	n := 0
+	for _, pv := range volumes {
+		if volumeOwner(pv) == key {
+			n++
+		}
+	}
+	if n == 0 {
+		return u
+	}
+	u = u.DeepCopy()
+	withDeviceCount(n)(u)
+	return u
 }
 
 // run starts the workers; the test's cleanup stops them and waits.
@@ -335,17 +361,33 @@ func (e *env) deleteNode(t *testing.T, name string) {
 }
 
 // writes lists the writes sent to the fake API servers, as "verb resource
-// name".
+// name", the resource with its subresource ("localvolumes/status").
 func (e *env) writes() []string {
 	var out []string
 	for _, a := range append(e.kube.Actions(), e.dyn.Actions()...) {
 		switch a := a.(type) {
 		case k8stesting.PatchActionImpl:
-			out = append(out, "patch "+a.Resource.Resource+" "+a.Name)
+			out = append(out, "patch "+path.Join(a.Resource.Resource, a.Subresource)+" "+a.Name)
 		case k8stesting.DeleteActionImpl:
 			out = append(out, "delete "+a.Resource.Resource+" "+a.Name)
 		case k8stesting.CreateActionImpl, k8stesting.UpdateActionImpl:
 			out = append(out, a.GetVerb()+" "+a.GetResource().Resource)
+		}
+	}
+	return out
+}
+
+// writesBesidesStatus is writes without those of the owners' status.
+func (e *env) writesBesidesStatus() []string {
+	return slices.DeleteFunc(e.writes(), func(w string) bool { return strings.Contains(w, "/status ") })
+}
+
+// statusPatches returns the patches sent for the status of owners.
+func (e *env) statusPatches() []k8stesting.PatchActionImpl {
+	var out []k8stesting.PatchActionImpl
+	for _, a := range e.dyn.Actions() {
+		if p, ok := a.(k8stesting.PatchActionImpl); ok && p.Subresource == "status" {
+			out = append(out, p)
 		}
 	}
 	return out
@@ -362,11 +404,12 @@ func (e *env) deletes() []k8stesting.DeleteActionImpl {
 	return out
 }
 
-// patches returns the patch actions sent for PVs or owners.
+// patches returns the patch actions sent for PVs or owners, not for their
+// status.
 func (e *env) patches(resource string) []k8stesting.PatchActionImpl {
 	var out []k8stesting.PatchActionImpl
 	for _, a := range append(e.kube.Actions(), e.dyn.Actions()...) {
-		if p, ok := a.(k8stesting.PatchActionImpl); ok && p.Resource.Resource == resource {
+		if p, ok := a.(k8stesting.PatchActionImpl); ok && p.Resource.Resource == resource && p.Subresource == "" {
 			out = append(out, p)
 		}
 	}

@@ -17,6 +17,6 @@ type CRInformerFactory interface {
 }
 
 // ownResync is the resync period of the informers the controller makes for
-// itself. A resync only re-enqueues objects whose finalizer is not at rest,
-// so it is a cheap safety net behind the PV and Node events.
+// itself. A resync only re-enqueues objects whose finalizer or device count
+// is not at rest, so it is a cheap safety net behind the PV and Node events.
 const ownResync = 10 * time.Minute

@@ -85,6 +85,15 @@ func withNodeSelector(selector *corev1.NodeSelector) ownerOption {
 	}
 }
 
+// withDeviceCount sets a LocalVolumeSet's status.totalProvisionedDeviceCount.
+func withDeviceCount(n int) ownerOption {
+	return func(u *unstructured.Unstructured) {
+		if err := unstructured.SetNestedField(u.Object, int64(n), "status", "totalProvisionedDeviceCount"); err != nil {
+			panic(err)
+		}
+	}
+}
+
 // selectorIn selects the nodes whose label key is one of values.
 func selectorIn(key string, values ...string) *corev1.NodeSelector {
 	return &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{

@@ -59,10 +59,13 @@ func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error
 		return 0, err
 	case u.GetDeletionTimestamp() == nil:
 		c.forgetOwner(key)
-		if has {
-			return 0, nil
+		if !has {
+			// The status waits for the next sync: this write changes the
+			// version a status patch would be pinned to, and the update
+			// event brings the owner back if its status is off.
+			return 0, c.addOwnerFinalizer(ctx, k, u)
 		}
-		return 0, c.addOwnerFinalizer(ctx, k, u)
+		return 0, c.writeStatus(ctx, k, u, c.volumeCount(key), nil)
 	case !has:
 		// Done, by this controller or by hand.
 		c.forgetOwner(key)
@@ -112,6 +115,17 @@ func (c *Controller) syncDeleting(ctx context.Context, key string, k *kind, u *u
 		}
 	}
 	c.announceBlocked(key, ref, blocks)
+	// A PV whose sync failed may block unseen: the condition is written
+	// when none failed, or when it is True anyway (then maybe short of
+	// that PV until the retry), and otherwise left as it is.
+	var blocked *metav1.Condition
+	if len(errs) == 0 || len(blocks) > 0 {
+		cond := deletionBlocked(blocks, u.GetGeneration(), c.clock.Now())
+		blocked = &cond
+	}
+	if err := c.writeStatus(ctx, k, u, toInt32(len(objs)), blocked); err != nil {
+		errs = append(errs, err)
+	}
 	return after, errors.Join(errs...)
 }
 
