@@ -97,8 +97,11 @@ func TestDeletingVolumeOfLiveOwnerKeepsSymlink(t *testing.T) {
 	if got := h.link(path); got != "/dev/disk/by-id/wwn-0x1" {
 		t.Errorf("symlink -> %q, want kept", got)
 	}
-	if got := removals(); len(got) != 1 || !got[0] {
-		t.Errorf("symlink present at finalizer removal: %v, want [true]", got)
+	// A resync from a cache that has not seen the first removal may try
+	// again (the API refuses it: the patch is pinned to the old PV), so
+	// what counts is that the link was there at every attempt.
+	if got := removals(); len(got) == 0 || slices.Contains(got, false) {
+		t.Errorf("symlink present at finalizer removal: %v, want true at every attempt", got)
 	}
 	if _, ok := fresh.Annotations[AnnotationWiped]; ok {
 		t.Error("the new PV carries a wipe record")
