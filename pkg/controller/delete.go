@@ -54,6 +54,7 @@ func (p *Provisioner) Delete(ctx context.Context, pv *v1.PersistentVolume) error
 	if ref := pv.Spec.ClaimRef; ref != nil {
 		p.calls.forget(ref.UID)
 	}
+	p.deleted.add(pv.UID)
 	logger.V(2).Info("Volume deleted")
 	return nil
 }

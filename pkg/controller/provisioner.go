@@ -14,6 +14,7 @@ type Provisioner struct {
 	opts    Options
 	calls   *inFlight
 	metrics *ProtectionMetrics
+	deleted *deletedVolumes
 }
 
 var (
@@ -41,7 +42,7 @@ func New(opts Options) (*Provisioner, error) {
 	if metrics == nil {
 		metrics = NewProtectionMetrics()
 	}
-	return &Provisioner{opts: opts, calls: newInFlight(), metrics: metrics}, nil
+	return &Provisioner{opts: opts, calls: newInFlight(), metrics: metrics, deleted: newDeletedVolumes(deletedVolumesKept)}, nil
 }
 
 // SupportsBlock reports that raw block claims may be sent to the driver; a

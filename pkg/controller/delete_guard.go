@@ -1,0 +1,89 @@
+package controller
+
+import (
+	"context"
+	"slices"
+	"sync"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
+)
+
+// libraryPVFinalizer is the finalizer the provisioning library keeps on the
+// PVs it provisioned until it has deleted their volume (it does not export
+// the name).
+const libraryPVFinalizer = "external-provisioner.volume.kubernetes.io/finalizer"
+
+var _ controller.DeletionGuard = &Provisioner{}
+
+// ShouldDelete keeps the library from deleting a volume twice. Once
+// DeleteVolume succeeded, the library DELETEs the PV and then removes its
+// finalizer; the update the DELETE caused requeues the PV meanwhile, and
+// when the informer has not seen the finalizer removal yet, the library's
+// next pass calls DeleteVolume and DELETEs the PV again, which fails with
+// 404 once kube-controller-manager's PV protection has let the PV go.
+//
+// So for a PV whose volume this process deleted and which is now being
+// deleted, the live PV decides: gone, replaced or free of the library's
+// finalizer means the deletion is done. One GET replaces a CSI call and a
+// failing DELETE. Any other PV, or a failed GET, is left to the library's
+// own checks, as without this guard.
+func (p *Provisioner) ShouldDelete(ctx context.Context, pv *v1.PersistentVolume) bool {
+	if pv.DeletionTimestamp == nil || !slices.Contains(pv.Finalizers, libraryPVFinalizer) || !p.deleted.contains(pv.UID) {
+		return true
+	}
+	live, err := p.opts.Client.CoreV1().PersistentVolumes().Get(ctx, pv.Name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return false
+	case err != nil:
+		return true
+	case live.UID != pv.UID || !slices.Contains(live.Finalizers, libraryPVFinalizer):
+		klog.FromContext(ctx).V(4).Info("Volume already deleted, skipping the library's second pass", "PV", pv.Name)
+		return false
+	}
+	// The finalizer removal of the first pass failed: the library does it
+	// again, with an idempotent DeleteVolume first.
+	return true
+}
+
+// deletedVolumes remembers the PVs whose volume this process deleted, the
+// most recent ones only: a PV it forgot is left to the library, which
+// costs at most a second idempotent DeleteVolume.
+type deletedVolumes struct {
+	mu    sync.Mutex
+	order []types.UID
+	set   map[types.UID]bool
+	limit int
+}
+
+// deletedVolumesKept is far more than the deletions in flight at once.
+const deletedVolumesKept = 10000
+
+func newDeletedVolumes(limit int) *deletedVolumes {
+	return &deletedVolumes{set: map[types.UID]bool{}, limit: limit}
+}
+
+func (d *deletedVolumes) add(uid types.UID) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.set[uid] {
+		return
+	}
+	if len(d.order) >= d.limit {
+		delete(d.set, d.order[0])
+		d.order = d.order[1:]
+	}
+	d.order = append(d.order, uid)
+	d.set[uid] = true
+}
+
+func (d *deletedVolumes) contains(uid types.UID) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.set[uid]
+}

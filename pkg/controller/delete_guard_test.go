@@ -1,0 +1,131 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	k8stesting "k8s.io/client-go/testing"
+)
+
+// deletingPV is releasedPV after the library's DELETE, as the informer
+// may still show it: deletion timestamp set, the library's finalizer on.
+func deletingPV() *v1.PersistentVolume {
+	pv := releasedPV(testDriver)
+	pv.UID = "pv-uid-1"
+	now := metav1.Now()
+	pv.DeletionTimestamp = &now
+	pv.Finalizers = []string{"kubernetes.io/pv-protection", libraryPVFinalizer}
+	return pv
+}
+
+// deleteOnce runs the library's first pass: DeleteVolume through Delete.
+func deleteOnce(t *testing.T, e *env, pv *v1.PersistentVolume) {
+	t.Helper()
+	if err := e.prov.Delete(context.Background(), pv); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func getCount(e *env) int {
+	n := 0
+	for _, a := range e.client.Actions() {
+		if a.GetVerb() == "get" && a.GetResource().Resource == "persistentvolumes" {
+			n++
+		}
+	}
+	return n
+}
+
+func TestSecondPassIsSkippedWhenThePVIsGone(t *testing.T) {
+	e := newEnv(t, envObjects{})
+	pv := deletingPV()
+	deleteOnce(t, e, pv)
+	if e.prov.ShouldDelete(context.Background(), pv) {
+		t.Fatal("a PV that is gone must not be deleted again")
+	}
+}
+
+func TestSecondPassIsSkippedWhenTheLibraryFinalizerIsGone(t *testing.T) {
+	pv := deletingPV()
+	live := pv.DeepCopy()
+	live.Finalizers = []string{"kubernetes.io/pv-protection"}
+	e := newEnv(t, envObjects{})
+	if _, err := e.client.CoreV1().PersistentVolumes().Create(context.Background(), live, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	deleteOnce(t, e, pv)
+	if e.prov.ShouldDelete(context.Background(), pv) {
+		t.Fatal("a PV whose finalizer the first pass removed must not be deleted again")
+	}
+	if len(e.csi.deletes) != 1 {
+		t.Fatalf("DeleteVolume calls = %d, want 1", len(e.csi.deletes))
+	}
+}
+
+func TestSecondPassIsSkippedForAPVOfTheSameNameButAnotherUID(t *testing.T) {
+	pv := deletingPV()
+	other := pv.DeepCopy()
+	other.UID = "pv-uid-2"
+	e := newEnv(t, envObjects{})
+	if _, err := e.client.CoreV1().PersistentVolumes().Create(context.Background(), other, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	deleteOnce(t, e, pv)
+	if e.prov.ShouldDelete(context.Background(), pv) {
+		t.Fatal("the PV whose volume was deleted is gone; a new one of the same name is not its business")
+	}
+}
+
+func TestFailedFinalizerRemovalIsRetried(t *testing.T) {
+	pv := deletingPV()
+	e := newEnv(t, envObjects{})
+	if _, err := e.client.CoreV1().PersistentVolumes().Create(context.Background(), pv.DeepCopy(), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	deleteOnce(t, e, pv)
+	if !e.prov.ShouldDelete(context.Background(), pv) {
+		t.Fatal("the live PV still has the library's finalizer: the library must run its deletion again")
+	}
+}
+
+func TestAFailedReadLeavesTheDecisionToTheLibrary(t *testing.T) {
+	pv := deletingPV()
+	e := newEnv(t, envObjects{})
+	e.client.PrependReactor("get", "persistentvolumes", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, errors.New("connection refused")
+	})
+	deleteOnce(t, e, pv)
+	if !e.prov.ShouldDelete(context.Background(), pv) {
+		t.Fatal("without the live PV, the guard must not stop a deletion")
+	}
+}
+
+func TestPVsThisProcessDidNotDeleteAreNotRead(t *testing.T) {
+	e := newEnv(t, envObjects{})
+	for name, pv := range map[string]*v1.PersistentVolume{
+		"released, not deleted yet": releasedPV(testDriver),
+		"deleted by the user":       deletingPV(),
+	} {
+		if !e.prov.ShouldDelete(context.Background(), pv) {
+			t.Errorf("%s: the guard must leave the PV to the library", name)
+		}
+	}
+	if n := getCount(e); n != 0 {
+		t.Fatalf("the guard read %d PVs, want none", n)
+	}
+}
+
+func TestDeletedVolumesForgetsTheOldestBeyondItsLimit(t *testing.T) {
+	d := newDeletedVolumes(2)
+	d.add("a")
+	d.add("b")
+	d.add("b")
+	d.add("c")
+	if d.contains("a") || !d.contains("b") || !d.contains("c") {
+		t.Fatalf("kept a=%v b=%v c=%v, want the two most recent", d.contains("a"), d.contains("b"), d.contains("c"))
+	}
+}
