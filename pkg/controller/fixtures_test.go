@@ -95,7 +95,7 @@ type envObjects struct {
 	secrets     []*v1.Secret
 }
 
-func newEnv(t *testing.T, objs envObjects, mutate ...func(*Options)) *env {
+func newEnv(t testing.TB, objs envObjects, mutate ...func(*Options)) *env {
 	t.Helper()
 	var all []runtime.Object
 	indexer := func() cache.Indexer {

@@ -175,3 +175,39 @@ func equalRef(a, b *v1.SecretReference) bool {
 	}
 	return *a == *b
 }
+
+// BenchmarkDeletionSecretRef measures finding the secret for DeleteVolume,
+// run for every deleted PV: from the PV's annotations (what this
+// provisioner records), and from the class template for a PV made by an
+// older one, whose class is read and whose template is resolved again.
+func BenchmarkDeletionSecretRef(b *testing.B) {
+	lookup := classes(map[string]map[string]string{"gold": {
+		"type": "ssd", FSTypeKey: "ext4",
+		Provisioner.NameKey():      "${pvc.name}-${pv.name}",
+		Provisioner.NamespaceKey(): "${pvc.namespace}",
+		NodeStage.NameKey():        "stage-creds",
+		NodeStage.NamespaceKey():   "kube-system",
+	}})
+	for _, bc := range []struct {
+		name string
+		pv   *v1.PersistentVolume
+		want v1.SecretReference
+	}{
+		{"annotations", pvFor(map[string]string{AnnDeletionSecretName: "creds", AnnDeletionSecretNamespace: "team-a"}), v1.SecretReference{Name: "creds", Namespace: "team-a"}},
+		{"class-template", pvFor(nil), v1.SecretReference{Name: "data-pvc-1234", Namespace: "team-a"}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			if ref, err := DeletionSecretRef(bc.pv, lookup); err != nil || !equalRef(ref, &bc.want) {
+				b.Fatalf("DeletionSecretRef = %+v, %v; want %+v", ref, err, bc.want)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				ref, err := DeletionSecretRef(bc.pv, lookup)
+				if err != nil {
+					b.Fatal(err)
+				}
+				benchRef = ref
+			}
+		})
+	}
+}
