@@ -30,10 +30,10 @@ func deleteOnce(t *testing.T, e *env, pv *v1.PersistentVolume) {
 	}
 }
 
-func getCount(e *env) int {
+func listCount(e *env) int {
 	n := 0
 	for _, a := range e.client.Actions() {
-		if a.GetVerb() == "get" && a.GetResource().Resource == "persistentvolumes" {
+		if a.GetVerb() == "list" && a.GetResource().Resource == "persistentvolumes" {
 			n++
 		}
 	}
@@ -95,7 +95,7 @@ func TestFailedFinalizerRemovalIsRetried(t *testing.T) {
 func TestAFailedReadLeavesTheDecisionToTheLibrary(t *testing.T) {
 	pv := deletingPV()
 	e := newEnv(t, envObjects{})
-	e.client.PrependReactor("get", "persistentvolumes", func(k8stesting.Action) (bool, runtime.Object, error) {
+	e.client.PrependReactor("list", "persistentvolumes", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, errors.New("connection refused")
 	})
 	deleteOnce(t, e, pv)
@@ -114,7 +114,7 @@ func TestPVsThisProcessDidNotDeleteAreNotRead(t *testing.T) {
 			t.Errorf("%s: the guard must leave the PV to the library", name)
 		}
 	}
-	if n := getCount(e); n != 0 {
+	if n := listCount(e); n != 0 {
 		t.Fatalf("the guard read %d PVs, want none", n)
 	}
 }
