@@ -37,6 +37,13 @@ type Options struct {
 	KCMArgs []string
 	// Creator is the client that creates and deletes the claims.
 	Creator CreatorOptions
+	// SkipDeletion ends each run once its claims are provisioned: the
+	// largest runs and the slowest client limits would spend most of the
+	// benchmark's time deleting, which is measured at other sizes.
+	SkipDeletion bool
+	// Latencies keeps every claim's latency in the results (for the
+	// latency plot) rather than only the percentiles.
+	Latencies bool
 	// PhaseTimeout bounds each phase (provisioning, deletion). A phase
 	// that runs out is reported with what was left, not as a crash.
 	PhaseTimeout time.Duration
@@ -57,6 +64,8 @@ type Variant struct {
 	Name string `json:"name"`
 	// Args are appended to Options.SidecarArgs.
 	Args []string `json:"args"`
+	// Env is added to the sidecar's environment.
+	Env []string `json:"env,omitempty"`
 }
 
 // CreatorOptions configures the benchmark's own client. It must never be

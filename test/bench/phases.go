@@ -91,6 +91,9 @@ func (r *runner) provision(ctx context.Context, names []string) (phaseWindow, er
 		}
 	}
 	r.result.Latency = percentilesOf(latency)
+	if r.opts.Latencies {
+		r.result.Latencies = sortedSeconds(latency)
+	}
 	r.result.HandOver = percentilesOf(handOver)
 	r.result.SidecarPart = percentilesOf(sidecar)
 	r.result.PVToBound = percentilesOf(pvToBound)
@@ -214,6 +217,15 @@ func sidecarLimit(args []string) clientLimit {
 		}
 	}
 	return l
+}
+
+func sortedSeconds(d []time.Duration) []float64 {
+	out := make([]float64, 0, len(d))
+	for _, x := range d {
+		out = append(out, x.Seconds())
+	}
+	slices.Sort(out)
+	return out
 }
 
 func later(a, b time.Time) time.Time {

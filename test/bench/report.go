@@ -28,13 +28,26 @@ func (r *Report) Markdown() string {
 	r.writeHeader(&b)
 	r.writeSummary(&b)
 	r.writeRequests(&b, "provisioning", func(x *RunResult) PhaseRequests { return x.Provisioning })
-	r.writeRequests(&b, "deletion", func(x *RunResult) PhaseRequests { return x.Deletion })
+	if r.deletes() {
+		r.writeRequests(&b, "deletion", func(x *RunResult) PhaseRequests { return x.Deletion })
+	}
 	r.writeExtraWrites(&b)
 	r.writeErrors(&b)
 	r.writeLimits(&b)
 	r.writeRuns(&b)
 	r.writeSetup(&b)
 	return b.String()
+}
+
+// deletes tells whether the runs measured deletion too.
+func (r *Report) deletes() bool { return !r.Options.SkipDeletion }
+
+// measuredPhases are the phases the runs measured.
+func (r *Report) measuredPhases() []measuredPhase {
+	if r.deletes() {
+		return phases
+	}
+	return phases[:1]
 }
 
 // pair returns the two variants compared (the first against the second),
@@ -53,7 +66,11 @@ func (r *Report) writeHeader(b *strings.Builder) {
 	if o.Quick {
 		mode = "quick mode (BENCH_QUICK=1): figures to check the benchmark works, not to quote"
 	}
-	fmt.Fprintf(b, "# Provisioning protection benchmark\n\n")
+	title := "Provisioning protection benchmark"
+	if r.Title != "" {
+		title += ": " + r.Title
+	}
+	fmt.Fprintf(b, "# %s\n\n", title)
 	ran := "`" + r.Invocation.Program + "`"
 	if r.Invocation.Command != "" {
 		ran = fmt.Sprintf("`%s` (which ran `%s`)", r.Invocation.Command, r.Invocation.Program)
@@ -70,8 +87,8 @@ func (r *Report) writeHeader(b *strings.Builder) {
 	fmt.Fprintf(b, "- Machine: %s\n", e.machine())
 	fmt.Fprintf(b, "- Go: %s (benchmark), %s (csi-provisioner); Kubernetes %s (kube-apiserver, kube-controller-manager), etcd %s, built by `make e2e-tools`\n",
 		e.GoBench, e.GoSidecar, e.kubernetesVersion(), e.etcdVersion())
-	fmt.Fprintf(b, "- Workload per run: %s claims (%s, ReadWriteOnce, StorageClass `%s`: Immediate binding, reclaim policy Delete) created by %d concurrent calls of a client limited to %.0f QPS / %d burst; once all are Bound and free of the provisioning-protection finalizer, all deleted the same way\n",
-		thousands(o.Claims), claimSize, className, o.Creator.Workers, o.Creator.QPS, o.Creator.Burst)
+	fmt.Fprintf(b, "- Workload per run: %s claims (%s, ReadWriteOnce, StorageClass `%s`: Immediate binding, reclaim policy Delete) created by %d concurrent calls of a client limited to %.0f QPS / %d burst; %s\n",
+		thousands(o.Claims), claimSize, className, o.Creator.Workers, o.Creator.QPS, o.Creator.Burst, r.deletionWorkload())
 	fmt.Fprintf(b, "- Runs: %d per configuration, interleaved (", o.Runs)
 	for i, v := range r.Variants {
 		if i > 0 {
@@ -80,7 +97,11 @@ func (r *Report) writeHeader(b *strings.Builder) {
 		b.WriteString(v.Variant.Name)
 	}
 	fmt.Fprintf(b, ", ...); every run on a fresh control plane, driver and sidecar, after one warm-up claim provisioned and deleted; figures are the median of the runs, (min–max) when they differ\n")
-	fmt.Fprintf(b, "- Sidecar: `%s` plus, per configuration, ", strings.Join(o.SidecarArgs, " "))
+	sidecarArgs := "its default client limits (5 QPS, 10 burst) and workers (100)"
+	if len(o.SidecarArgs) > 0 {
+		sidecarArgs = "`" + strings.Join(o.SidecarArgs, " ") + "`"
+	}
+	fmt.Fprintf(b, "- Sidecar: %s plus, per configuration, ", sidecarArgs)
 	for i, v := range r.Variants {
 		if i > 0 {
 			b.WriteString("; ")
@@ -94,6 +115,13 @@ func (r *Report) writeHeader(b *strings.Builder) {
 	if other := r.maxOtherCPU(); other >= busyMachine {
 		fmt.Fprintf(b, "**The machine was not quiet:** processes outside the benchmark's stack used up to %.2f of its %d cores during a measured phase (see the runs), so the components had less CPU than the machine has and the figures are slower and noisier than on a quiet machine.\n\n", other, e.Cores)
 	}
+}
+
+func (r *Report) deletionWorkload() string {
+	if r.deletes() {
+		return "once all are Bound and free of the provisioning-protection finalizer, all deleted the same way"
+	}
+	return "the run ends once all are Bound and free of the provisioning-protection finalizer (deletion is measured in the runs of other sizes)"
 }
 
 // busyMachine is the CPU, in cores, that other processes may use during a
@@ -173,14 +201,7 @@ func (r *Report) writeSummary(b *strings.Builder) {
 	dur := func(get func(*RunResult) time.Duration) func(*RunResult) float64 {
 		return func(x *RunResult) float64 { return seconds(get(x)) }
 	}
-	perVol := func(phase func(*RunResult) PhaseRequests, which int) func(*RunResult) float64 {
-		return func(x *RunResult) float64 {
-			all, writes := phase(x).SidecarTotals()
-			return x.perVolume([]int{all, writes, all - writes}[which])
-		}
-	}
 	prov := func(x *RunResult) PhaseRequests { return x.Provisioning }
-	del := func(x *RunResult) PhaseRequests { return x.Deletion }
 
 	section("provisioning")
 	add(figure{name: "claims Bound", value: func(x *RunResult) float64 { return float64(x.Bound) }})
@@ -199,15 +220,40 @@ func (r *Report) writeSummary(b *strings.Builder) {
 	add(figure{name: "… PV exists → Bound, p99", prec: 2, unit: " s", ratio: true, value: func(x *RunResult) float64 { return x.PVToBound.P99 }})
 	add(figure{name: "claims Bound when the last PV appeared", prec: 0, unit: "%", value: func(x *RunResult) float64 { return 100 * x.BoundAtLastPV }})
 	add(figure{name: "claims Bound / s after the last PV appeared", prec: 1, ratio: true, value: func(x *RunResult) float64 { return x.TailBindRate }})
-	add(figure{name: "**sidecar requests per volume**", prec: 2, ratio: true, value: perVol(prov, 0)})
-	add(figure{name: "… writes (create, update, patch, delete)", prec: 2, ratio: true, value: perVol(prov, 1)})
-	add(figure{name: "… reads (get, list, watch)", prec: 2, value: perVol(prov, 2)})
+	add(figure{name: "**sidecar requests per volume**", prec: 2, ratio: true, value: perVolume(prov, 0)})
+	add(figure{name: "… writes (create, update, patch, delete)", prec: 2, ratio: true, value: perVolume(prov, 1)})
+	add(figure{name: "… reads (get, list, watch)", prec: 2, value: perVolume(prov, 2)})
 	add(figure{name: "CSI CreateVolume calls per volume", prec: 2, value: func(x *RunResult) float64 { return x.perVolume(x.Provisioning.DriverCalls["CreateVolume"]) }})
 	add(figure{name: "CPU of processes outside the benchmark's stack (cores)", prec: 2, value: func(x *RunResult) float64 { return x.CPUProvisioning.OtherCores }})
 	add(figure{name: "sidecar requests / s (mean)", prec: 0, ratio: true, value: func(x *RunResult) float64 { return x.SidecarRate }})
 	add(figure{name: "sidecar requests sent at its client rate limit", prec: 0, unit: "%", value: func(x *RunResult) float64 { return 100 * x.SidecarThrottled }})
 	add(figure{name: "events recorded by the sidecar per volume (its log)", prec: 2, value: func(x *RunResult) float64 { return x.perVolume(x.Provisioning.EventsRecorded) }})
 	add(figure{name: "… of which reached the API (create events)", prec: 2, ratio: true, value: func(x *RunResult) float64 { return x.perVolume(x.Provisioning.Sidecar["create events"]) }})
+	if r.deletes() {
+		r.addDeletionRows(section, add)
+	}
+	section("errors")
+	add(figure{name: "sidecar non-2xx answers, provisioning", value: func(x *RunResult) float64 { return float64(sum(x.Provisioning.SidecarErrors)) }})
+	if r.deletes() {
+		add(figure{name: "sidecar non-2xx answers, deletion", value: func(x *RunResult) float64 { return float64(sum(x.Deletion.SidecarErrors)) }})
+	}
+	add(figure{name: "claims not Bound", value: func(x *RunResult) float64 { return float64(x.Claims - x.Bound) }})
+	if r.deletes() {
+		add(figure{name: "PVs / driver volumes left after deletion", value: func(x *RunResult) float64 { return float64(x.PVsLeft + x.DriverVolumesLeft) }})
+	}
+	add(figure{name: "benchmark calls failed", value: func(x *RunResult) float64 { return float64(x.CreateCalls.Failed + x.DeleteCalls.Failed) }})
+	t.write(b)
+	b.WriteString(latencyNote)
+}
+
+// latencyNote says what the latency rows measure.
+const latencyNote = "Latency is per claim, from the moment its Create call returned to the moment the benchmark's watch saw it Bound (the API's creationTimestamp has one-second resolution, too coarse here); all claims are created in a burst, so it is mostly time spent queued. The rows under it split it into its three stages, each seen in the watch: kube-controller-manager's PV binder hands the claim to the sidecar (the `volume.kubernetes.io/storage-provisioner` annotation; the sidecar ignores a claim without it), the sidecar provisions it (with the gate on: finalizer patch, then `CreateVolume`, then the PV), and the binder binds claim and PV. A wall time is from the first Create (Delete) call to the last claim's event.\n\n"
+
+func (r *Report) addDeletionRows(section func(string), add func(figure)) {
+	dur := func(get func(*RunResult) time.Duration) func(*RunResult) float64 {
+		return func(x *RunResult) float64 { return seconds(get(x)) }
+	}
+	del := func(x *RunResult) PhaseRequests { return x.Deletion }
 	section("deletion")
 	add(figure{name: "deleting the claims (benchmark's calls)", prec: 2, unit: " s", value: dur(func(x *RunResult) time.Duration { return x.DeleteCalls.Duration })})
 	add(figure{name: "first delete → all claims gone", prec: 2, unit: " s", ratio: true, value: dur(func(x *RunResult) time.Duration { return x.ClaimsGoneWall })})
@@ -218,17 +264,18 @@ func (r *Report) writeSummary(b *strings.Builder) {
 		return x.perVolume(x.Provisioning.DriverCalls["DeleteVolume"] + x.Deletion.DriverCalls["DeleteVolume"])
 	}})
 	add(figure{name: "CPU of processes outside the benchmark's stack (cores)", prec: 2, value: func(x *RunResult) float64 { return x.CPUDeletion.OtherCores }})
-	add(figure{name: "**sidecar requests per volume**", prec: 2, ratio: true, value: perVol(del, 0)})
-	add(figure{name: "… writes", prec: 2, ratio: true, value: perVol(del, 1)})
-	add(figure{name: "… reads", prec: 2, value: perVol(del, 2)})
-	section("errors")
-	add(figure{name: "sidecar non-2xx answers, provisioning", value: func(x *RunResult) float64 { return float64(sum(x.Provisioning.SidecarErrors)) }})
-	add(figure{name: "sidecar non-2xx answers, deletion", value: func(x *RunResult) float64 { return float64(sum(x.Deletion.SidecarErrors)) }})
-	add(figure{name: "claims not Bound", value: func(x *RunResult) float64 { return float64(x.Claims - x.Bound) }})
-	add(figure{name: "PVs / driver volumes left after deletion", value: func(x *RunResult) float64 { return float64(x.PVsLeft + x.DriverVolumesLeft) }})
-	add(figure{name: "benchmark calls failed", value: func(x *RunResult) float64 { return float64(x.CreateCalls.Failed + x.DeleteCalls.Failed) }})
-	t.write(b)
-	b.WriteString("Latency is per claim, from the moment its Create call returned to the moment the benchmark's watch saw it Bound (the API's creationTimestamp has one-second resolution, too coarse here); all claims are created in a burst, so it is mostly time spent queued. The rows under it split it into its three stages, each seen in the watch: kube-controller-manager's PV binder hands the claim to the sidecar (the `volume.kubernetes.io/storage-provisioner` annotation; the sidecar ignores a claim without it), the sidecar provisions it (with the gate on: finalizer patch, then `CreateVolume`, then the PV), and the binder binds claim and PV. A wall time is from the first Create (Delete) call to the last claim's event.\n\n")
+	add(figure{name: "**sidecar requests per volume**", prec: 2, ratio: true, value: perVolume(del, 0)})
+	add(figure{name: "… writes", prec: 2, ratio: true, value: perVolume(del, 1)})
+	add(figure{name: "… reads", prec: 2, value: perVolume(del, 2)})
+}
+
+// perVolume reads the sidecar's requests per volume of a phase: all of them
+// (which 0), the writes (1) or the reads (2).
+func perVolume(phase func(*RunResult) PhaseRequests, which int) func(*RunResult) float64 {
+	return func(x *RunResult) float64 {
+		all, writes := phase(x).SidecarTotals()
+		return x.perVolume([]int{all, writes, all - writes}[which])
+	}
 }
 
 // pairedRatios divides a figure of the first variant's run i by the second
@@ -253,7 +300,7 @@ const finalizerWrites = "patch persistentvolumeclaims"
 func (r *Report) extraWritesHeadline() string {
 	a, c := r.pair()
 	var parts []string
-	for _, ph := range phases {
+	for _, ph := range r.measuredPhases() {
 		writes := func(v *VariantResult) float64 {
 			return v.spread(func(x *RunResult) float64 { _, w := ph.get(x).SidecarTotals(); return x.perVolume(w) }).Median
 		}
@@ -266,11 +313,14 @@ func (r *Report) extraWritesHeadline() string {
 		a.Variant.Name, strings.Join(parts, "; "))
 }
 
-// phases are the two measured phases, for the tables that walk both.
-var phases = []struct {
+// measuredPhase is a phase of a run, for the tables that walk them.
+type measuredPhase struct {
 	name, doing string
 	get         func(*RunResult) PhaseRequests
-}{
+}
+
+// phases are the two phases a run can measure.
+var phases = []measuredPhase{
 	{"provisioning", "provisioning", func(x *RunResult) PhaseRequests { return x.Provisioning }},
 	{"deletion", "deleting", func(x *RunResult) PhaseRequests { return x.Deletion }},
 }

@@ -116,7 +116,7 @@ func (r *Report) writeExtraWrites(b *strings.Builder) {
 		header: []string{"phase", "verb", "resource", a.Variant.Name, c.Variant.Name, "difference", "made by"},
 		right:  []bool{false, false, false, true, true, true, false},
 	}
-	for _, ph := range phases {
+	for _, ph := range r.measuredPhases() {
 		for _, key := range r.requestKeys(ph.get) {
 			verb, res := splitKey(key)
 			if !isWrite(verb) {

@@ -24,12 +24,16 @@ func (r *Report) writeRuns(b *strings.Builder) {
 			}
 			provAll, _ := run.Provisioning.SidecarTotals()
 			delAll, _ := run.Deletion.SidecarTotals()
+			delPerVolume := fmt.Sprintf("%.2f", run.perVolume(delAll))
+			if run.DeletionSkipped {
+				delPerVolume = "–"
+			}
 			t.add(fmt.Sprint(run.Order), run.Variant, fmt.Sprint(run.Run),
 				fmtDur(run.StackStart), fmt.Sprintf("%d/%d", run.Bound, run.Claims),
 				fmtDur(run.ProvisionWall), fmt.Sprintf("%.1f", run.Throughput()),
 				fmt.Sprintf("%.2f s", run.Latency.P50), fmt.Sprintf("%.2f s", run.Latency.P99),
 				fmtDur(run.PVsGoneWall), fmtDur(run.DriverEmptyWall),
-				fmt.Sprintf("%.2f", run.perVolume(provAll)), fmt.Sprintf("%.2f", run.perVolume(delAll)),
+				fmt.Sprintf("%.2f", run.perVolume(provAll)), delPerVolume,
 				fmt.Sprint(run.SidecarErrors()),
 				fmt.Sprintf("%.2f / %.2f", run.CPUProvisioning.OtherCores, run.CPUDeletion.OtherCores),
 				strings.Join(run.Problems, "; "))

@@ -27,10 +27,13 @@ type RunResult struct {
 	ProvisionWall time.Duration `json:"provisionWall"` // until the last claim is Bound
 	SettleWall    time.Duration `json:"settleWall"`    // until no claim has the finalizer
 	Bound         int           `json:"bound"`
-	Latency       Percentiles   `json:"latency"`     // Create returned -> Bound
-	HandOver      Percentiles   `json:"handOver"`    // Create returned -> the binder's annotation
-	SidecarPart   Percentiles   `json:"sidecarPart"` // annotation -> PV exists
-	PVToBound     Percentiles   `json:"pvToBound"`   // PV exists -> Bound
+	Latency       Percentiles   `json:"latency"` // Create returned -> Bound
+	// Latencies are every Bound claim's latency in seconds, sorted; kept
+	// only when Options.Latencies is set.
+	Latencies   []float64   `json:"latencies,omitempty"`
+	HandOver    Percentiles `json:"handOver"`    // Create returned -> the binder's annotation
+	SidecarPart Percentiles `json:"sidecarPart"` // annotation -> PV exists
+	PVToBound   Percentiles `json:"pvToBound"`   // PV exists -> Bound
 	// BoundAtLastPV is the share of claims Bound when the last PV
 	// appeared; TailBindRate the claims Bound per second after that, when
 	// only the PV binder had work left.
@@ -48,6 +51,9 @@ type RunResult struct {
 
 	Provisioning PhaseRequests `json:"provisioning"`
 	Deletion     PhaseRequests `json:"deletion"`
+	// DeletionSkipped is set when the run ended after provisioning
+	// (Options.SkipDeletion).
+	DeletionSkipped bool `json:"deletionSkipped,omitempty"`
 	// SidecarRate is the sidecar's mean requests per second while
 	// provisioning; SidecarThrottled the share of those requests sent at
 	// its client-side rate limit (see sidecarRate).

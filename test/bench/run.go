@@ -161,6 +161,11 @@ func (r *runner) measure(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if r.opts.SkipDeletion {
+		r.result.DeletionSkipped = true
+		now := time.Now()
+		return r.countRequests(prov, phaseWindow{window: window{From: now, To: now}, busy: now})
+	}
 	del, err := r.delete(ctx, names)
 	if err != nil {
 		return err

@@ -9,6 +9,8 @@ import (
 
 // Report is a whole benchmark: where it ran, with what, and the results.
 type Report struct {
+	// Title names the scenario, e.g. "1,000 claims, 200 QPS, ...".
+	Title       string           `json:"title,omitempty"`
 	Options     Options          `json:"-"`
 	Environment Environment      `json:"environment"`
 	Invocation  Invocation       `json:"invocation"`

@@ -1,7 +1,9 @@
 package framework
 
 import (
+	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -77,4 +79,37 @@ func startKCM(ctx context.Context, opts kcmOptions) (*Process, error) {
 		return nil, err
 	}
 	return proc, nil
+}
+
+// RestartControllerManager starts kube-controller-manager again, after
+// ControllerManager().Stop() or while it runs, with the same flags, and
+// waits until its PV binder has started, as StartCluster does. Stopping it
+// for a while lets a test write many objects in their final state without
+// the binder acting on each half-written one.
+func (c *Cluster) RestartControllerManager(ctx context.Context) error {
+	logFile := c.kcm.LogFile()
+	// The log is appended to, so only a start message after the ones
+	// already there counts.
+	before, err := countInFile(logFile, binderStartedMessage)
+	if err != nil {
+		return err
+	}
+	if err := c.kcm.Restart(ctx); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.opts.StartTimeout)
+	defer cancel()
+	return waitUntil(ctx, "the PV binder to start again", c.kcm, func(context.Context) (bool, error) {
+		n, err := countInFile(logFile, binderStartedMessage)
+		return n > before, err
+	})
+}
+
+// countInFile counts the occurrences of s in a file.
+func countInFile(path, s string) (int, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	return bytes.Count(data, []byte(s)), nil
 }

@@ -279,3 +279,73 @@ func TestStartStackAsAdmin(t *testing.T) {
 		t.Errorf("temporary work dir %s left behind: %v", workDir, err)
 	}
 }
+
+// A stack started with a deferred sidecar runs none until StartSidecar,
+// which starts one process after another, each with its own log, under
+// the RBAC installed once; kube-controller-manager restarts in between.
+func TestStartStackDeferredSidecar(t *testing.T) {
+	_, ctx := ktesting.NewTestContext(t)
+	s, err := StartStack(ctx, StackOptions{Sidecar: SidecarOptions{Deferred: true}})
+	if err != nil {
+		t.Fatalf("StartStack: %v", err)
+	}
+	t.Cleanup(func() { s.Stop() })
+	if s.Sidecar() != nil || len(s.Sidecars()) != 0 {
+		t.Fatalf("deferred: %d sidecars started", len(s.Sidecars()))
+	}
+	if s.RBAC() == nil || s.SidecarUser() != "system:serviceaccount:default:csi-provisioner" {
+		t.Errorf("deferred: RBAC %v, user %q; want the shipped ServiceAccount's", s.RBAC(), s.SidecarUser())
+	}
+	kubeconfig := s.RBAC().Kubeconfig
+
+	detected := func(p *Process) error {
+		return s.WaitFor(ctx, 30*time.Second, p.Name()+" to detect the driver", func(context.Context) (bool, error) {
+			return strings.Contains(strings.Join(TailLog(p.LogFile(), 1000), "\n"), "Detected CSI driver"), nil
+		})
+	}
+	first, err := s.StartSidecar(ctx, SidecarOptions{})
+	if err != nil {
+		t.Fatalf("StartSidecar: %v", err)
+	}
+	if err := detected(first); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if s.RBAC().Kubeconfig != kubeconfig {
+		t.Error("the RBAC was installed again for a sidecar that asked for nothing new")
+	}
+
+	if err := s.Cluster().ControllerManager().Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Cluster().RestartControllerManager(ctx); err != nil {
+		t.Fatalf("RestartControllerManager: %v", err)
+	}
+
+	second, err := s.StartSidecar(ctx, SidecarOptions{ExtraRBACManifests: []string{VolumeProtectionRBACManifest}})
+	if err != nil {
+		t.Fatalf("StartSidecar: %v", err)
+	}
+	if err := detected(second); err != nil {
+		t.Fatal(err)
+	}
+	if second.Name() == first.Name() || second.LogFile() == first.LogFile() {
+		t.Errorf("second sidecar %s logs to %s, like the first", second.Name(), second.LogFile())
+	}
+	if len(s.Sidecars()) != 2 || s.Sidecar() != first {
+		t.Errorf("Sidecars() = %d processes, want both, the first first", len(s.Sidecars()))
+	}
+	// The extra manifest asked for by the second sidecar is in force.
+	client, err := kubernetes.NewForConfig(s.RBAC().RESTConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.CoreV1().Pods("").List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
+		t.Errorf("list pods with the volume protection RBAC: %v", err)
+	}
+	if err := s.Stop(); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+}

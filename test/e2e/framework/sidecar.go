@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -13,6 +14,10 @@ type SidecarOptions struct {
 	// Replicas is the number of sidecar processes; more than one only
 	// makes sense with LeaderElection. Defaults to 1.
 	Replicas int
+	// Deferred makes StartStack start no sidecar: it only installs the
+	// sidecar's identity (the RBAC, unless AsAdmin), and Stack.StartSidecar
+	// starts sidecars later, e.g. once a test has filled the cluster.
+	Deferred bool
 	// AsAdmin runs the sidecar with the cluster's admin kubeconfig. By
 	// default it runs as the ServiceAccount of the shipped RBAC
 	// (RBACManifest), so every use of the stack also checks that the RBAC
@@ -30,6 +35,8 @@ type SidecarOptions struct {
 	// ExtraArgs are appended to the flags above, e.g. "--strict-topology"
 	// or "--retry-interval-max=2s".
 	ExtraArgs []string
+	// Env is added to the sidecar's environment, e.g. GOMEMLIMIT.
+	Env []string
 	// ExtraRBACManifests are installed with the shipped RBAC, e.g.
 	// VolumeProtectionRBACManifest for a sidecar with PVC protection on.
 	ExtraRBACManifests []string
@@ -95,24 +102,16 @@ func (o SidecarOptions) args(socket, kubeconfig, namespace string) []string {
 }
 
 // startSidecars installs the shipped RBAC (unless AsAdmin) and starts the
-// replicas. It does not wait for them to be ready: they list every claim
-// when they start, so nothing created before that is missed, and tests wait
-// for outcomes anyway.
+// replicas, none when Deferred. It does not wait for them to be ready: they
+// list every claim when they start, so nothing created before that is
+// missed, and tests wait for outcomes anyway.
 func (s *Stack) startSidecars(ctx context.Context, opts SidecarOptions) error {
-	kubeconfig := s.cluster.Kubeconfig()
-	s.sidecarUser = adminUser
-	if !opts.AsAdmin {
-		install, err := s.cluster.InstallRBAC(ctx, RBACOptions{
-			Namespace:      s.namespace,
-			ExtraManifests: opts.ExtraRBACManifests,
-			KubeconfigPath: filepath.Join(s.workDir, "csi-provisioner.kubeconfig"),
-		})
-		if err != nil {
-			return fmt.Errorf("install %s: %w", RBACManifest, err)
-		}
-		s.rbac = install
-		kubeconfig = install.Kubeconfig
-		s.sidecarUser = "system:serviceaccount:" + install.Namespace + ":" + install.ServiceAccount
+	kubeconfig, err := s.sidecarKubeconfig(ctx, opts)
+	if err != nil {
+		return err
+	}
+	if opts.Deferred {
+		return nil
 	}
 	args := opts.args(s.socket, kubeconfig, s.namespace)
 	for i := range opts.Replicas {
@@ -120,20 +119,77 @@ func (s *Stack) startSidecars(ctx context.Context, opts SidecarOptions) error {
 		if opts.Replicas > 1 {
 			name = fmt.Sprintf("csi-provisioner-%d", i)
 		}
-		p, err := StartProcess(ctx, ProcessOptions{
-			Name: name,
-			Path: filepath.Join(s.binDir, "csi-provisioner"),
-			Args: args,
-			// The sidecar prefers $KUBECONFIG over --kubeconfig, as
-			// upstream does; a developer's own cluster in the
-			// environment must not be the one it talks to.
-			Env:     []string{"KUBECONFIG=" + kubeconfig},
-			LogFile: filepath.Join(s.workDir, name+".log"),
-		})
-		if err != nil {
+		if _, err := s.startSidecar(ctx, name, args, opts.Env, kubeconfig); err != nil {
 			return err
 		}
-		s.sidecars = append(s.sidecars, p)
 	}
 	return nil
+}
+
+// StartSidecar starts one more sidecar process on the running stack, with
+// opts' flags (Replicas and Deferred are ignored), and returns it; Stop
+// stops it with the others. It runs under the RBAC StartStack installed,
+// which is installed again only if opts asks for an extra manifest not yet
+// installed. Each process is named, and logs to a file named, after its
+// place among the stack's sidecars ("csi-provisioner-2"), so a test that
+// starts one sidecar after another keeps one log per process.
+func (s *Stack) StartSidecar(ctx context.Context, opts SidecarOptions) (*Process, error) {
+	opts = opts.withDefaults()
+	kubeconfig, err := s.sidecarKubeconfig(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	name := "csi-provisioner"
+	if len(s.sidecars) > 0 {
+		name = fmt.Sprintf("csi-provisioner-%d", len(s.sidecars))
+	}
+	return s.startSidecar(ctx, name, opts.args(s.socket, kubeconfig, s.namespace), opts.Env, kubeconfig)
+}
+
+// sidecarKubeconfig returns the kubeconfig a sidecar with opts runs with:
+// the admin's, or the shipped RBAC's ServiceAccount's, installing the RBAC
+// with opts' extra manifests unless an earlier call already did.
+func (s *Stack) sidecarKubeconfig(ctx context.Context, opts SidecarOptions) (string, error) {
+	if opts.AsAdmin {
+		s.sidecarUser = adminUser
+		return s.cluster.Kubeconfig(), nil
+	}
+	manifests := slices.Clone(s.rbacManifests)
+	for _, m := range opts.ExtraRBACManifests {
+		if !slices.Contains(manifests, m) {
+			manifests = append(manifests, m)
+		}
+	}
+	if s.rbac == nil || len(manifests) > len(s.rbacManifests) {
+		install, err := s.cluster.InstallRBAC(ctx, RBACOptions{
+			Namespace:      s.namespace,
+			ExtraManifests: manifests,
+			KubeconfigPath: filepath.Join(s.workDir, "csi-provisioner.kubeconfig"),
+		})
+		if err != nil {
+			return "", fmt.Errorf("install %s: %w", RBACManifest, err)
+		}
+		s.rbac = install
+		s.rbacManifests = manifests
+	}
+	s.sidecarUser = "system:serviceaccount:" + s.rbac.Namespace + ":" + s.rbac.ServiceAccount
+	return s.rbac.Kubeconfig, nil
+}
+
+func (s *Stack) startSidecar(ctx context.Context, name string, args, env []string, kubeconfig string) (*Process, error) {
+	p, err := StartProcess(ctx, ProcessOptions{
+		Name: name,
+		Path: filepath.Join(s.binDir, "csi-provisioner"),
+		Args: args,
+		// The sidecar prefers $KUBECONFIG over --kubeconfig, as
+		// upstream does; a developer's own cluster in the environment
+		// must not be the one it talks to.
+		Env:     append([]string{"KUBECONFIG=" + kubeconfig}, env...),
+		LogFile: filepath.Join(s.workDir, name+".log"),
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.sidecars = append(s.sidecars, p)
+	return p, nil
 }

@@ -61,6 +61,8 @@ type Stack struct {
 	sidecars    []*Process
 	rbac        *RBACInstall
 	sidecarUser string
+	// rbacManifests are the extra RBAC manifests installed with rbac.
+	rbacManifests []string
 
 	stopOnce sync.Once
 	stopErr  error
@@ -151,17 +153,24 @@ func (s *Stack) StateFile() string { return s.stateFile }
 // Driver returns the mock driver process. ReplaceDriver swaps it.
 func (s *Stack) Driver() *Process { return s.driver }
 
-// Sidecar returns the first (with one replica, the only) sidecar process.
-func (s *Stack) Sidecar() *Process { return s.sidecars[0] }
+// Sidecar returns the first (with one replica, the only) sidecar process,
+// or nil while none was started (SidecarOptions.Deferred).
+func (s *Stack) Sidecar() *Process {
+	if len(s.sidecars) == 0 {
+		return nil
+	}
+	return s.sidecars[0]
+}
 
-// Sidecars returns every sidecar process.
+// Sidecars returns every sidecar process, in the order they were started,
+// stopped ones included.
 func (s *Stack) Sidecars() []*Process { return append([]*Process(nil), s.sidecars...) }
 
 // RBAC returns the installed RBAC, or nil when the sidecar runs as admin.
 func (s *Stack) RBAC() *RBACInstall { return s.rbac }
 
-// SidecarUser returns the user name the sidecar authenticates as, which is
-// how its requests appear in the audit log.
+// SidecarUser returns the user name the sidecar authenticates as (the one
+// started last), which is how its requests appear in the audit log.
 func (s *Stack) SidecarUser() string { return s.sidecarUser }
 
 // processes lists the started processes: sidecars, driver, control plane.

@@ -1,10 +1,17 @@
-// Command provisioning-bench measures what provisioning protection costs:
-// it provisions and deletes a batch of claims with csi-provisioner's
-// ProvisioningProtection gate on and off, on the local control plane with
-// the mock CSI driver, and writes a markdown report (also printed) and the
-// raw results as JSON. It then compares the sidecar's PVC protection
-// controller with kube-controller-manager's on a batch of claim deletions
-// (pvc-protection.md and pvc-protection.json).
+// Command provisioning-bench is `make bench`: the performance report of
+// csi-provisioner on the local control plane with the mock CSI driver. It
+// runs, in turn:
+//   - provisioning: throughput, latency and API requests per volume for a
+//     matrix of sizes and client limits, with the ProvisioningProtection
+//     gate on and off (a report per scenario, provisioning-*.md);
+//   - memory: the sidecar's peak RSS and CPU with 10,000 claims and PVs in
+//     its caches (memory.md);
+//   - pvc-protection: the sidecar's PVC protection controller against
+//     kube-controller-manager's (pvc-protection.md);
+//   - go: the Go benchmarks of the hot paths (go-benchmarks.md);
+//
+// and writes report.md, which puts them side by side with PNG plots, and
+// results.json with every figure.
 //
 // Run it with `make bench` (BENCH_QUICK=1 for the short mode), which builds
 // the binaries and the control plane first.
@@ -59,17 +66,17 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 func main() {
 	klog.InitFlags(nil)
 	cfg := config{}
-	flag.BoolVar(&cfg.quick, "quick", os.Getenv(quickEnv) == "1", "short mode: 100 claims, 1 run per configuration (default from $"+quickEnv+"=1)")
-	flag.IntVar(&cfg.claims, "claims", 0, "claims per run (default 1000, quick 100)")
-	flag.IntVar(&cfg.runs, "runs", 0, "runs per configuration (default 3, quick 1)")
-	flag.StringVar(&cfg.outDir, "out-dir", "_output/bench", "folder for report.md and results.json; relative to the repository root")
+	flag.BoolVar(&cfg.quick, "quick", os.Getenv(quickEnv) == "1", "short mode: smaller sizes, 1 run per configuration (default from $"+quickEnv+"=1)")
+	flag.IntVar(&cfg.claims, "claims", 0, "provisioning: run this one size with the tuned client limits instead of the matrix of sizes")
+	flag.IntVar(&cfg.runs, "runs", 0, "runs per configuration of every benchmark (default: each benchmark's own)")
+	flag.StringVar(&cfg.outDir, "out-dir", "_output/bench", "folder for report.md, the plots, each benchmark's report and results.json; relative to the repository root")
 	flag.StringVar(&cfg.binDir, "bin-dir", "", "folder with csi-provisioner and mock-csi-driver (default: $"+framework.BinDirEnv+" or bin/)")
 	flag.StringVar(&cfg.cpDir, "control-plane-dir", "", "folder with etcd, kube-apiserver and kube-controller-manager (default: $"+framework.ControlPlaneDirEnv+" or _output/control-plane)")
 	flag.BoolVar(&cfg.keepWork, "keep-work-dirs", false, "keep every run's work folder (logs, audit log); a failed run's is always kept")
 	flag.Var(&cfg.sidecarArgs, "sidecar-arg", "a csi-provisioner flag for every configuration, replacing a default of the same name, e.g. --sidecar-arg=--kube-api-qps=1000 (repeatable)")
 	flag.Var(&cfg.kcmArgs, "kcm-arg", "a kube-controller-manager flag, replacing a default of the same name (repeatable)")
-	flag.DurationVar(&cfg.timeout, "timeout", 0, "limit for the whole benchmark (default 40m, quick 8m)")
-	flag.StringVar(&cfg.suites, "suites", "provisioning,pvc-protection", "benchmarks to run, comma-separated: provisioning, pvc-protection")
+	flag.DurationVar(&cfg.timeout, "timeout", 0, "limit for the whole benchmark (default 30m, quick 8m)")
+	flag.StringVar(&cfg.suites, "suites", "provisioning,memory,pvc-protection,go", "benchmarks to run, comma-separated: provisioning, memory, pvc-protection, go")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "provisioning-bench: unexpected arguments %q\n", flag.Args())
@@ -83,12 +90,6 @@ func (c config) options() bench.Options {
 	if c.quick {
 		opts = bench.QuickOptions()
 	}
-	if c.claims > 0 {
-		opts.Claims = c.claims
-	}
-	if c.runs > 0 {
-		opts.Runs = c.runs
-	}
 	opts.SidecarArgs = bench.OverrideArgs(opts.SidecarArgs, c.sidecarArgs)
 	opts.KCMArgs = bench.OverrideArgs(opts.KCMArgs, c.kcmArgs)
 	opts.BinDir = c.binDir
@@ -98,12 +99,29 @@ func (c config) options() bench.Options {
 	return opts
 }
 
+// scenarios is the provisioning matrix, or the one size of --claims.
+func (c config) scenarios() []bench.Scenario {
+	list := bench.DefaultScenarios()
+	if c.quick {
+		list = bench.QuickScenarios()
+	}
+	if c.claims > 0 {
+		list = []bench.Scenario{{Claims: c.claims, Runs: list[0].Runs, Limits: bench.TunedLimits}}
+	}
+	if c.runs > 0 {
+		for i := range list {
+			list[i].Runs = c.runs
+		}
+	}
+	return list
+}
+
 func run(cfg config) int {
 	defer klog.Flush()
 	opts := cfg.options()
 	timeout := cfg.timeout
 	if timeout <= 0 {
-		timeout = 40 * time.Minute
+		timeout = 30 * time.Minute
 		if opts.Quick {
 			timeout = 8 * time.Minute
 		}
@@ -127,43 +145,66 @@ func run(cfg config) int {
 		return 1
 	}
 	defer closeLog()
-	status := 0
+	ov, err := bench.NewOverview(ctx, opts, invocation())
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "provisioning-bench: %v\n", err)
+		return 1
+	}
 	for _, suite := range strings.Split(cfg.suites, ",") {
 		var err error
 		switch suite {
 		case "provisioning":
-			err = runProvisioning(ctx, opts, outDir)
+			ov.Provisioning, err = runProvisioning(ctx, cfg, opts, outDir)
+		case "memory":
+			ov.Memory, err = runMemory(ctx, cfg, outDir)
 		case "pvc-protection":
-			err = runClaimDeletion(ctx, cfg, outDir)
+			ov.PVCProtection, err = runClaimDeletion(ctx, cfg, outDir)
+		case "go":
+			ov.GoBenchmarks, err = runGoBenchmarks(ctx, cfg, outDir)
 		default:
 			err = fmt.Errorf("unknown suite %q", suite)
 		}
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "provisioning-bench: FAIL: %v\n", err)
-			status = 1
+			ov.Failures = append(ov.Failures, fmt.Sprintf("%s: %v", suite, err))
 		}
 	}
-	return status
+	ov.Duration = time.Since(ov.Started)
+	if err := writeOverview(ov, outDir); err != nil {
+		fmt.Fprintf(os.Stderr, "provisioning-bench: FAIL: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(os.Stderr, "provisioning-bench: took %s; report in %s\n", ov.Duration.Round(time.Second), filepath.Join(outDir, "report.md"))
+	if len(ov.Failures) > 0 {
+		return 1
+	}
+	return 0
 }
 
-func runProvisioning(ctx context.Context, opts bench.Options, outDir string) error {
-	rep, err := bench.Run(ctx, opts, invocation())
+// writeOverview draws the plots and writes report.md and results.json.
+func writeOverview(ov *bench.Overview, outDir string) error {
+	plots, err := bench.DrawPlots(ov, outDir)
 	if err != nil {
 		return err
 	}
-	md := rep.Markdown()
-	fmt.Print(md)
-	if err := writeOutputs(outDir, "report", rep, md); err != nil {
-		return err
-	}
-	fmt.Fprintf(os.Stderr, "provisioning-bench: report in %s\n", filepath.Join(outDir, "report.md"))
-	if rep.HasProblems() {
-		return errors.New("some provisioning runs had errors (see the report)")
-	}
-	return nil
+	ov.Plots = plots
+	return writeOutputs(outDir, "report", "results", ov, ov.Markdown())
 }
 
-func runClaimDeletion(ctx context.Context, cfg config, outDir string) error {
+func runProvisioning(ctx context.Context, cfg config, opts bench.Options, outDir string) ([]*bench.ScenarioResult, error) {
+	results, err := bench.RunScenarios(ctx, opts, cfg.scenarios(), invocation())
+	for _, r := range results {
+		if werr := writeMarkdown(outDir, r.Scenario.Slug(), r.Report.Markdown()); werr != nil {
+			return results, werr
+		}
+		if err == nil && r.Report.HasProblems() {
+			err = fmt.Errorf("some runs of %s had errors (see %s.md)", r.Scenario.Name(), r.Scenario.Slug())
+		}
+	}
+	return results, err
+}
+
+func runClaimDeletion(ctx context.Context, cfg config, outDir string) (*bench.DeletionReport, error) {
 	opts := bench.DefaultDeletionOptions()
 	if cfg.quick {
 		opts = bench.QuickDeletionOptions()
@@ -176,18 +217,15 @@ func runClaimDeletion(ctx context.Context, cfg config, outDir string) error {
 	opts.BinDir, opts.ControlPlaneDir, opts.KeepWorkDirs, opts.Progress = cfg.binDir, cfg.cpDir, cfg.keepWork, os.Stderr
 	rep, err := bench.RunClaimDeletion(ctx, opts, invocation())
 	if err != nil {
-		return err
+		return nil, err
 	}
-	md := rep.Markdown()
-	fmt.Print(md)
-	if err := writeOutputs(outDir, "pvc-protection", rep, md); err != nil {
-		return err
+	if err := writeMarkdown(outDir, "pvc-protection", rep.Markdown()); err != nil {
+		return rep, err
 	}
-	fmt.Fprintf(os.Stderr, "provisioning-bench: report in %s\n", filepath.Join(outDir, "pvc-protection.md"))
 	if rep.HasProblems() {
-		return errors.New("some PVC protection runs had errors (see the report)")
+		return rep, errors.New("some PVC protection runs had errors (see pvc-protection.md)")
 	}
-	return nil
+	return rep, nil
 }
 
 // invocation is how the benchmark was started, for the report: the make
@@ -231,16 +269,19 @@ func logToFile(path string) (func(), error) {
 	}, nil
 }
 
-func writeOutputs(dir, name string, rep any, md string) error {
-	if err := os.WriteFile(filepath.Join(dir, name+".md"), []byte(md), 0o644); err != nil {
+// writeOutputs writes a report's markdown as name.md and its figures as
+// jsonName.json.
+func writeOutputs(dir, name, jsonName string, rep any, md string) error {
+	if err := writeMarkdown(dir, name, md); err != nil {
 		return err
 	}
 	data, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return err
 	}
-	if name == "report" {
-		name = "results"
-	}
-	return os.WriteFile(filepath.Join(dir, name+".json"), append(data, '\n'), 0o644)
+	return os.WriteFile(filepath.Join(dir, jsonName+".json"), append(data, '\n'), 0o644)
+}
+
+func writeMarkdown(dir, name, md string) error {
+	return os.WriteFile(filepath.Join(dir, name+".md"), []byte(md), 0o644)
 }

@@ -1,0 +1,130 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Overview is everything `make bench` measured, for report.md: the goals,
+// the provisioning scenarios side by side with their plots, and the other
+// benchmarks' sections. Each part is nil when its benchmark did not run.
+type Overview struct {
+	Environment   Environment       `json:"environment"`
+	Invocation    Invocation        `json:"invocation"`
+	Quick         bool              `json:"quick"`
+	Started       time.Time         `json:"started"`
+	Duration      time.Duration     `json:"duration"`
+	Provisioning  []*ScenarioResult `json:"provisioning,omitempty"`
+	Memory        *MemoryReport     `json:"memory,omitempty"`
+	PVCProtection *DeletionReport   `json:"pvcProtection,omitempty"`
+	GoBenchmarks  *GoBenchmarks     `json:"goBenchmarks,omitempty"`
+	Plots         []Plot            `json:"plots,omitempty"`
+	// Failures are the benchmarks that did not finish, and why.
+	Failures []string `json:"failures,omitempty"`
+}
+
+// NewOverview starts an overview: where and how the benchmark runs.
+func NewOverview(ctx context.Context, opts Options, how Invocation) (*Overview, error) {
+	env, err := gatherEnvironment(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Overview{Environment: env, Invocation: how, Quick: opts.Quick, Started: time.Now()}, nil
+}
+
+// Goals the issue sets, reported against.
+const (
+	goalThroughputRatio = 0.9
+	goalPeakRSSMiB      = 150.0
+)
+
+// Markdown writes report.md. Details are in each benchmark's own file,
+// linked from here.
+func (o *Overview) Markdown() string {
+	var b strings.Builder
+	o.writeHeader(&b)
+	o.writeGoals(&b)
+	o.writeProvisioning(&b)
+	if o.Memory != nil {
+		b.WriteString(o.Memory.Markdown())
+	}
+	if o.PVCProtection != nil {
+		b.WriteString("## PVC protection: the sidecar against kube-controller-manager\n\n")
+		b.WriteString("From [pvc-protection.md](pvc-protection.md):\n\n")
+		b.WriteString(demoteHeadings(dropTitle(o.PVCProtection.Markdown()), 2))
+		if o.hasPlot("pvc-protection.png") {
+			b.WriteString("![PVC protection](pvc-protection.png)\n\n")
+		}
+	}
+	if o.GoBenchmarks != nil {
+		b.WriteString(o.GoBenchmarks.Markdown())
+	}
+	return b.String()
+}
+
+func (o *Overview) writeHeader(b *strings.Builder) {
+	e := o.Environment
+	b.WriteString("# csi-provisioner benchmark\n\n")
+	mode := "full mode"
+	if o.Quick {
+		mode = "quick mode (BENCH_QUICK=1): a check that every part works, not figures to quote"
+	}
+	ran := "`" + o.Invocation.Program + "`"
+	if o.Invocation.Command != "" {
+		ran = fmt.Sprintf("`%s` (which ran `%s`)", o.Invocation.Command, o.Invocation.Program)
+	}
+	fmt.Fprintf(b, "%s, %s, started %s, took %s.\n\n", ran, mode, o.Started.UTC().Format("2006-01-02 15:04 UTC"), o.Duration.Round(time.Second))
+	commit := e.Commit
+	if commit == "" {
+		commit = "unknown"
+	}
+	if e.Dirty {
+		commit += " with uncommitted changes"
+	}
+	fmt.Fprintf(b, "- Commit: %s; csi-provisioner `%s`\n", commit, e.Sidecar)
+	fmt.Fprintf(b, "- Machine: %s\n", e.machine())
+	fmt.Fprintf(b, "- Go: %s (benchmark), %s (csi-provisioner); Kubernetes %s (kube-apiserver, kube-controller-manager), etcd %s, built by `make e2e-tools`\n",
+		e.GoBench, e.GoSidecar, e.kubernetesVersion(), e.etcdVersion())
+	b.WriteString("- Every figure is the median of its runs, with (min–max) when they differ; every run starts a fresh control plane, driver and sidecar, and the configurations compared run interleaved\n\n")
+	for _, f := range o.Failures {
+		fmt.Fprintf(b, "**Did not finish:** %s\n\n", f)
+	}
+}
+
+// hasPlot tells whether the named plot was drawn.
+func (o *Overview) hasPlot(file string) bool {
+	for _, p := range o.Plots {
+		if p.File == file {
+			return true
+		}
+	}
+	return false
+}
+
+// demoteHeadings adds levels to every markdown heading, to embed a report
+// under a heading of the overview.
+func demoteHeadings(md string, levels int) string {
+	lines := strings.Split(md, "\n")
+	inCode := false
+	for i, l := range lines {
+		if strings.HasPrefix(l, "```") {
+			inCode = !inCode
+		}
+		if !inCode && strings.HasPrefix(l, "#") {
+			lines[i] = strings.Repeat("#", levels) + l
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// dropTitle removes a report's first-level title line.
+func dropTitle(md string) string {
+	if strings.HasPrefix(md, "# ") {
+		if i := strings.Index(md, "\n"); i >= 0 {
+			return strings.TrimLeft(md[i+1:], "\n")
+		}
+	}
+	return md
+}

@@ -1,0 +1,110 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// writeProvisioning is the scenarios side by side, their plots, and the
+// requests per volume by verb and resource.
+func (o *Overview) writeProvisioning(b *strings.Builder) {
+	if len(o.Provisioning) == 0 {
+		return
+	}
+	b.WriteString("## Provisioning: throughput, latency and API requests\n\n")
+	b.WriteString("Each scenario provisions its claims at once (all created in a burst by the benchmark's own unthrottled client), with the sidecar's `ProvisioningProtection` gate on and off. Throughput is claims Bound per second from the first create to the last claim Bound; latency is per claim, from its create to Bound. Details, including how every figure is taken and what limited throughput, are in each scenario's report.\n\n")
+	t := &table{header: []string{"scenario", "configuration", "runs", "throughput (claims/s)", "latency p50", "latency p99", "sidecar requests / volume (writes)", "deletion (PVs gone / s)", "sidecar non-2xx"},
+		right: []bool{false, false, true, true, true, true, true, true, true}}
+	for _, r := range o.Provisioning {
+		link := fmt.Sprintf("[%s](%s.md)", r.Scenario.Name(), r.Scenario.Slug())
+		for _, v := range r.Report.Variants {
+			reqs := v.spread(perVolume(func(x *RunResult) PhaseRequests { return x.Provisioning }, 0))
+			writes := v.spread(perVolume(func(x *RunResult) PhaseRequests { return x.Provisioning }, 1))
+			del := "–"
+			if r.Report.deletes() {
+				del = fmtSpread(v.spread(func(x *RunResult) float64 { return x.DeleteThroughput() }), 1, "")
+			}
+			errs := 0
+			for _, run := range v.Runs {
+				errs += run.SidecarErrors()
+			}
+			t.add(link, v.Variant.Name, fmt.Sprint(len(v.Runs)),
+				fmtSpread(v.spread(func(x *RunResult) float64 { return x.Throughput() }), 1, ""),
+				fmtSpread(v.spread(func(x *RunResult) float64 { return x.Latency.P50 }), 2, " s"),
+				fmtSpread(v.spread(func(x *RunResult) float64 { return x.Latency.P99 }), 2, " s"),
+				fmt.Sprintf("%s (%s)", fmtSpread(reqs, 2, ""), fmtSpread(writes, 2, "")),
+				del, fmt.Sprint(errs))
+			link = ""
+		}
+	}
+	t.write(b)
+	for _, p := range o.Plots {
+		if strings.HasPrefix(p.File, "throughput") || p.File == "latency.png" {
+			fmt.Fprintf(b, "![%s](%s)\n\n", p.Title, p.File)
+		}
+	}
+	b.WriteString("Latency distributions, one line per configuration (its median run):\n\n")
+	for _, p := range o.Plots {
+		if strings.HasPrefix(p.File, "latency-") {
+			fmt.Fprintf(b, "![%s](%s)\n\n", p.Title, p.File)
+		}
+	}
+	o.writeRequestMatrix(b, "provisioning", func(x *RunResult) PhaseRequests { return x.Provisioning }, o.Provisioning)
+	if o.hasPlot("requests.png") {
+		b.WriteString("![Sidecar requests per volume while provisioning](requests.png)\n\n")
+	}
+	var withDeletion []*ScenarioResult
+	for _, r := range o.Provisioning {
+		if r.Report.deletes() {
+			withDeletion = append(withDeletion, r)
+		}
+	}
+	o.writeRequestMatrix(b, "deletion", func(x *RunResult) PhaseRequests { return x.Deletion }, withDeletion)
+}
+
+// writeRequestMatrix is the sidecar's requests per volume in a phase by
+// verb and resource (from the audit log), a column per scenario and
+// variant.
+func (o *Overview) writeRequestMatrix(b *strings.Builder, phaseName string, phase func(*RunResult) PhaseRequests, results []*ScenarioResult) {
+	if len(results) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "### Sidecar API requests per volume, %s (audit log)\n\n", phaseName)
+	header := []string{"verb", "resource"}
+	var cols []*VariantResult
+	for _, r := range results {
+		for _, v := range r.Report.Variants {
+			header = append(header, fmt.Sprintf("%s, %s", r.Scenario.Label(), v.Variant.Name))
+			cols = append(cols, v)
+		}
+	}
+	var keys []string
+	for _, r := range results {
+		for _, k := range r.Report.requestKeys(phase) {
+			if !containsString(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	t := &table{header: header, right: rightFrom(2, len(header))}
+	for _, k := range keys {
+		verb, res := splitKey(k)
+		cells := []string{verb, "`" + res + "`"}
+		for _, v := range cols {
+			s := v.requestsPerVolume(phase, k)
+			if math.IsNaN(s.Median) {
+				cells = append(cells, "–")
+			} else {
+				cells = append(cells, fmtSpread(s, 2, ""))
+			}
+		}
+		t.add(cells...)
+	}
+	cells := []string{"**all**", ""}
+	for _, v := range cols {
+		cells = append(cells, fmtSpread(v.spread(perVolume(phase, 0)), 2, ""))
+	}
+	t.add(cells...)
+	t.write(b)
+}

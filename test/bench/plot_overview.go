@@ -1,0 +1,62 @@
+package bench
+
+import "fmt"
+
+// DrawPlots draws every plot of the overview into dir and returns them in
+// the order the report shows them.
+func DrawPlots(o *Overview, dir string) ([]Plot, error) {
+	plots, err := ProvisioningPlots(o.Provisioning, dir)
+	if err != nil {
+		return nil, err
+	}
+	if o.Memory != nil {
+		p, err := o.Memory.plot(dir)
+		if err != nil {
+			return nil, err
+		}
+		plots = append(plots, p)
+	}
+	if o.PVCProtection != nil {
+		p, err := o.PVCProtection.plot(dir)
+		if err != nil {
+			return nil, err
+		}
+		plots = append(plots, p)
+	}
+	return plots, nil
+}
+
+// plot draws the time until all claims are gone, per controller.
+func (r *DeletionReport) plot(dir string) (Plot, error) {
+	var groups []string
+	var series barSeries
+	series.name = "time until every claim is gone"
+	for _, c := range r.Options.Controllers {
+		groups = append(groups, c.Name)
+		series.values = append(series.values, r.spread(c.Name, func(d *DeletionRun) float64 { return d.Duration.Seconds() }))
+	}
+	p, err := groupedBars("PVC protection: deleting "+thousands(r.Options.Claims)+" unused claims among "+thousands(r.Options.Pods)+" scheduled pods", "seconds", groups, []barSeries{series}, nil)
+	if err != nil {
+		return Plot{}, err
+	}
+	return savePlot(p, dir, "pvc-protection.png", "PVC protection, time until every claim is gone")
+}
+
+// plot draws each variant's peak RSS, at the end and once synced and idle,
+// against the goal.
+func (r *MemoryReport) plot(dir string) (Plot, error) {
+	var groups []string
+	peak := barSeries{name: "peak RSS"}
+	idle := barSeries{name: "peak RSS once synced and idle, before the batch"}
+	for _, v := range r.Variants {
+		groups = append(groups, v.Name)
+		peak.values = append(peak.values, r.spread(v.Name, func(m *MemoryRun) float64 { return mib(m.End.PeakRSS) }))
+		idle.values = append(idle.values, r.spread(v.Name, func(m *MemoryRun) float64 { return mibOrNaN(m.Idle.PeakRSS) }))
+	}
+	title := fmt.Sprintf("Sidecar peak RSS with %s claims and PVs cached (median of runs, bars: min–max)", thousands(r.Setup.Objects))
+	p, err := groupedBars(title, "MiB", groups, []barSeries{peak, idle}, &goalLine{name: fmt.Sprintf("goal: under %.0f MiB", r.GoalMiB), y: r.GoalMiB})
+	if err != nil {
+		return Plot{}, err
+	}
+	return savePlot(p, dir, "memory.png", "Sidecar peak RSS per variant")
+}

@@ -1,0 +1,162 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/plot"
+)
+
+// ProvisioningPlots draws the provisioning scenarios side by side into dir:
+// throughput, latency percentiles, sidecar requests per volume by verb and
+// resource, and one latency distribution per scenario.
+func ProvisioningPlots(results []*ScenarioResult, dir string) ([]Plot, error) {
+	if len(results) == 0 {
+		return nil, nil
+	}
+	var groups []string
+	for _, r := range results {
+		groups = append(groups, r.Scenario.Label())
+	}
+	variants := variantNames(results)
+	var plots []Plot
+	add := func(p Plot, err error) error {
+		if err == nil {
+			plots = append(plots, p)
+		}
+		return err
+	}
+
+	var thr, lat []barSeries
+	for _, name := range variants {
+		thr = append(thr, barSeries{name: name, values: scenarioSpreads(results, name, func(x *RunResult) float64 { return x.Throughput() })})
+	}
+	for _, q := range []struct {
+		label string
+		get   func(*RunResult) float64
+	}{
+		{"p50", func(x *RunResult) float64 { return x.Latency.P50 }},
+		{"p99", func(x *RunResult) float64 { return x.Latency.P99 }},
+	} {
+		for _, name := range variants {
+			lat = append(lat, barSeries{name: name + ", " + q.label, values: scenarioSpreads(results, name, q.get)})
+		}
+	}
+	p, err := groupedBars("Provisioning throughput (median of runs, bars: min–max)", "claims Bound / s", groups, thr, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := add(savePlot(p, dir, "throughput.png", "Provisioning throughput")); err != nil {
+		return nil, err
+	}
+	if p, err = groupedBars("Latency, claim created → Bound (median of runs, bars: min–max)", "seconds", groups, lat, nil); err != nil {
+		return nil, err
+	}
+	if err := add(savePlot(p, dir, "latency.png", "Latency p50 and p99")); err != nil {
+		return nil, err
+	}
+	if p, err = requestsPlot(results, variants); err != nil {
+		return nil, err
+	}
+	if err := add(savePlot(p, dir, "requests.png", "Sidecar requests per volume while provisioning")); err != nil {
+		return nil, err
+	}
+	for _, r := range results {
+		var series []cdfSeries
+		for _, v := range r.Report.Variants {
+			if run := medianRun(v); run != nil {
+				series = append(series, cdfSeries{name: fmt.Sprintf("%s (run %d)", v.Variant.Name, run.Run), sorted: run.Latencies})
+			}
+		}
+		if p, err = cdf("Latency distribution: "+r.Scenario.Name()+" (the median run by throughput)", "seconds from claim created to Bound", series); err != nil {
+			return nil, err
+		}
+		if err := add(savePlot(p, dir, "latency-"+r.Scenario.Slug()+".png", "Latency distribution, "+r.Scenario.Name())); err != nil {
+			return nil, err
+		}
+	}
+	return plots, nil
+}
+
+// variantNames are the variants of the first scenario, in their order.
+func variantNames(results []*ScenarioResult) []string {
+	var names []string
+	for _, v := range results[0].Report.Variants {
+		names = append(names, v.Variant.Name)
+	}
+	return names
+}
+
+// scenarioSpreads is a figure of the named variant in every scenario.
+func scenarioSpreads(results []*ScenarioResult, variant string, f func(*RunResult) float64) []Spread {
+	out := make([]Spread, len(results))
+	for i, r := range results {
+		out[i] = Spread{Median: math.NaN()}
+		for _, v := range r.Report.Variants {
+			if v.Variant.Name == variant {
+				out[i] = v.spread(f)
+			}
+		}
+	}
+	return out
+}
+
+// medianRun is the variant's run whose throughput is the median (the lower
+// middle one for an even count), so that its latencies are typical.
+func medianRun(v *VariantResult) *RunResult {
+	runs := slices.Clone(v.Runs)
+	runs = slices.DeleteFunc(runs, func(r *RunResult) bool { return len(r.Latencies) == 0 })
+	if len(runs) == 0 {
+		return nil
+	}
+	slices.SortFunc(runs, func(a, b *RunResult) int {
+		return cmpFloat(zeroIfNaN(a.Throughput()), zeroIfNaN(b.Throughput()))
+	})
+	return runs[(len(runs)-1)/2]
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// requestsPlot stacks the sidecar's provisioning requests per volume by verb
+// and resource, one bar per scenario and variant.
+func requestsPlot(results []*ScenarioResult, variants []string) (*plot.Plot, error) {
+	prov := func(x *RunResult) PhaseRequests { return x.Provisioning }
+	seen := map[string]bool{}
+	var keys []string
+	for _, r := range results {
+		for _, k := range r.Report.requestKeys(prov) {
+			if !seen[k] {
+				seen[k] = true
+				keys = append(keys, k)
+			}
+		}
+	}
+	var labels []string
+	layers := make([]stackSeries, len(keys))
+	for i, k := range keys {
+		layers[i].name = k
+	}
+	for _, r := range results {
+		for _, name := range variants {
+			for _, v := range r.Report.Variants {
+				if v.Variant.Name != name {
+					continue
+				}
+				labels = append(labels, fmt.Sprintf("%s\n%s", r.Scenario.Label(), name))
+				for i, k := range keys {
+					layers[i].values = append(layers[i].values, zeroIfNaN(v.requestsPerVolume(prov, k).Median))
+				}
+			}
+		}
+	}
+	return stackedBars("Sidecar requests per volume while provisioning (median of runs)", "requests per volume", labels, layers)
+}

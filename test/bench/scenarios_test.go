@@ -1,0 +1,41 @@
+package bench
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestDefaultLimitsScenarioDropsTheTunedLimitFlags(t *testing.T) {
+	base := DefaultOptions()
+	base.SidecarArgs = append(base.SidecarArgs, "--timeout=30s")
+	got := Scenario{Claims: 100, Runs: 2, Limits: DefaultLimits}.Options(base).SidecarArgs
+	if !slices.Equal(got, []string{"--timeout=30s"}) {
+		t.Fatalf("sidecar args = %q, want only the flag that is not a client limit", got)
+	}
+}
+
+func TestTunedScenarioSetsItsLimitsOnce(t *testing.T) {
+	got := Scenario{Claims: 1000, Runs: 3, Limits: TunedLimits}.Options(DefaultOptions()).SidecarArgs
+	if !slices.Equal(got, TunedLimits.Args) {
+		t.Fatalf("sidecar args = %q, want %q", got, TunedLimits.Args)
+	}
+}
+
+func TestScenarioOptionsCarrySizeRunsAndDeletion(t *testing.T) {
+	o := Scenario{Claims: 5000, Runs: 2, Limits: TunedLimits, SkipDeletion: true}.Options(DefaultOptions())
+	if o.Claims != 5000 || o.Runs != 2 || !o.SkipDeletion || !o.Latencies {
+		t.Fatalf("options = claims %d, runs %d, skip deletion %v, latencies %v", o.Claims, o.Runs, o.SkipDeletion, o.Latencies)
+	}
+}
+
+func TestScenarioSlugsAreDistinct(t *testing.T) {
+	for _, list := range [][]Scenario{DefaultScenarios(), QuickScenarios()} {
+		slugs := map[string]bool{}
+		for _, s := range list {
+			if slugs[s.Slug()] {
+				t.Fatalf("two scenarios share the file name %s", s.Slug())
+			}
+			slugs[s.Slug()] = true
+		}
+	}
+}
