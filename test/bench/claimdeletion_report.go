@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"time"
 )
 
 // HasProblems tells whether any run went wrong.
@@ -32,19 +31,9 @@ func (r *DeletionReport) Markdown() string {
 	var b strings.Builder
 	o := r.Options
 	e := r.Environment
-	mode := "full mode"
-	if o.Quick {
-		mode = "quick mode (BENCH_QUICK=1): figures to check the benchmark works, not to quote"
-	}
 	fmt.Fprintf(&b, "# PVC protection benchmark\n\n")
-	fmt.Fprintf(&b, "`%s`, %s, started %s, took %s.\n\n", r.Invocation.Program, mode, r.Started.UTC().Format("2006-01-02 15:04 UTC"), r.Duration.Round(time.Second))
-	commit := e.Commit
-	if e.Dirty {
-		commit += " with uncommitted changes"
-	}
-	fmt.Fprintf(&b, "- Commit: %s; csi-provisioner `%s`\n", commit, e.Sidecar)
-	fmt.Fprintf(&b, "- Machine: %s\n", e.machine())
-	fmt.Fprintf(&b, "- Kubernetes %s, etcd %s\n", e.kubernetesVersion(), e.etcdVersion())
+	b.WriteString(ranLine(r.Invocation, o.Quick, r.Started, r.Duration))
+	e.writeProvenance(&b)
 	fmt.Fprintf(&b, "- Workload per run: namespace `%s` with %s scheduled pods (each using a claim of its own) and %s unused claims of a WaitForFirstConsumer class of the driver (never provisioned, so only the protection controller acts); the %s claims are deleted by %d concurrent calls; the time is from the first delete call until the last claim left the API\n",
 		deletionNamespace, thousands(o.Pods), thousands(o.Claims), thousands(o.Claims), o.Creator.Workers)
 	fmt.Fprintf(&b, "- One PVC protection controller per run: kube-controller-manager's (`%s`) or the sidecar's (`%s`); runs interleaved, %d per controller, each on a fresh control plane\n",

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/csi-protect/external-provisioner/test/e2e/framework"
 )
@@ -147,4 +148,38 @@ func stampField(stamp, key string) string {
 
 func (e Environment) machine() string {
 	return fmt.Sprintf("%d cores (%s), %.1f GiB memory, Linux %s", e.Cores, e.CPUModel, float64(e.MemoryMiB)/1024, e.Kernel)
+}
+
+// commit names the commit the binaries were built from, for the reports.
+func (e Environment) commit() string {
+	c := e.Commit
+	if c == "" {
+		c = "unknown"
+	}
+	if e.Dirty {
+		c += " with uncommitted changes"
+	}
+	return c
+}
+
+// writeProvenance writes the report lines of what ran where: the commit,
+// the machine and the versions.
+func (e Environment) writeProvenance(b *strings.Builder) {
+	fmt.Fprintf(b, "- Commit: %s; csi-provisioner `%s`\n", e.commit(), e.Sidecar)
+	fmt.Fprintf(b, "- Machine: %s\n", e.machine())
+	fmt.Fprintf(b, "- Go: %s (benchmark), %s (csi-provisioner); Kubernetes %s (kube-apiserver, kube-controller-manager), etcd %s, built by `make e2e-tools`\n",
+		e.GoBench, e.GoSidecar, e.kubernetesVersion(), e.etcdVersion())
+}
+
+// ranLine says how and when a benchmark ran, for a report's first line.
+func ranLine(how Invocation, quick bool, started time.Time, took time.Duration) string {
+	mode := "full mode"
+	if quick {
+		mode = "quick mode (BENCH_QUICK=1): a check that every part works, not figures to quote"
+	}
+	ran := "`" + how.Program + "`"
+	if how.Command != "" {
+		ran = fmt.Sprintf("`%s` (which ran `%s`)", how.Command, how.Program)
+	}
+	return fmt.Sprintf("%s, %s, started %s, took %s.\n\n", ran, mode, started.UTC().Format("2006-01-02 15:04 UTC"), took.Round(time.Second))
 }

@@ -78,17 +78,9 @@ func (r *MemoryReport) goalLine() string {
 func (r *MemoryReport) Markdown() string {
 	var b strings.Builder
 	o, e, s := r.Options, r.Environment, r.Setup
-	mode := "full mode"
-	if o.Quick {
-		mode = "quick mode (BENCH_QUICK=1): fewer objects, figures to check the benchmark works, not to quote"
-	}
 	fmt.Fprintf(&b, "## Sidecar memory and CPU with %s claims and PVs cached\n\n", thousands(s.Objects))
-	fmt.Fprintf(&b, "`%s`, %s, started %s, took %s.\n\n", r.Invocation.Program, mode, r.Started.UTC().Format("2006-01-02 15:04 UTC"), r.Duration.Round(time.Second))
-	commit := e.Commit
-	if e.Dirty {
-		commit += " with uncommitted changes"
-	}
-	fmt.Fprintf(&b, "Commit %s; csi-provisioner `%s`; %s; Kubernetes %s, etcd %s.\n\n", commit, e.Sidecar, e.machine(), e.kubernetesVersion(), e.etcdVersion())
+	b.WriteString(ranLine(r.Invocation, o.Quick, r.Started, r.Duration))
+	fmt.Fprintf(&b, "Commit %s; csi-provisioner `%s`; %s; Kubernetes %s, etcd %s.\n\n", e.commit(), e.Sidecar, e.machine(), e.kubernetesVersion(), e.etcdVersion())
 	fmt.Fprintf(&b, "One control plane (kube-controller-manager with the PV binder and both protection controllers) and the mock driver hold %s claims in namespace `%s`, each Bound to its PV of the driver as csi-provisioner and the binder leave them (StorageClass `%s`, reclaim policy Delete, the provisioner annotations and finalizers, a CSI source with a cloud-style volume handle and four volume attributes). "+
 		"The benchmark wrote them in %.1f s, four writes a pair with kube-controller-manager stopped (processes outside the stack used %.2f cores meanwhile); restarted, its binder went through them in %.1f s and rewrote %d of the %s objects (stack start %.1f s). "+
 		"No sidecar ran meanwhile.\n\n",

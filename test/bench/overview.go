@@ -67,26 +67,8 @@ func (o *Overview) Markdown() string {
 func (o *Overview) writeHeader(b *strings.Builder) {
 	e := o.Environment
 	b.WriteString("# csi-provisioner benchmark\n\n")
-	mode := "full mode"
-	if o.Quick {
-		mode = "quick mode (BENCH_QUICK=1): a check that every part works, not figures to quote"
-	}
-	ran := "`" + o.Invocation.Program + "`"
-	if o.Invocation.Command != "" {
-		ran = fmt.Sprintf("`%s` (which ran `%s`)", o.Invocation.Command, o.Invocation.Program)
-	}
-	fmt.Fprintf(b, "%s, %s, started %s, took %s.\n\n", ran, mode, o.Started.UTC().Format("2006-01-02 15:04 UTC"), o.Duration.Round(time.Second))
-	commit := e.Commit
-	if commit == "" {
-		commit = "unknown"
-	}
-	if e.Dirty {
-		commit += " with uncommitted changes"
-	}
-	fmt.Fprintf(b, "- Commit: %s; csi-provisioner `%s`\n", commit, e.Sidecar)
-	fmt.Fprintf(b, "- Machine: %s\n", e.machine())
-	fmt.Fprintf(b, "- Go: %s (benchmark), %s (csi-provisioner); Kubernetes %s (kube-apiserver, kube-controller-manager), etcd %s, built by `make e2e-tools`\n",
-		e.GoBench, e.GoSidecar, e.kubernetesVersion(), e.etcdVersion())
+	b.WriteString(ranLine(o.Invocation, o.Quick, o.Started, o.Duration))
+	e.writeProvenance(b)
 	b.WriteString("- Every figure is the median of its runs, with (min–max) when they differ; every run starts a fresh control plane, driver and sidecar, and the configurations compared run interleaved\n\n")
 	for _, f := range o.Failures {
 		fmt.Fprintf(b, "**Did not finish:** %s\n\n", f)

@@ -62,31 +62,13 @@ func (r *Report) pair() (a, b *VariantResult) {
 func (r *Report) writeHeader(b *strings.Builder) {
 	o := r.Options
 	e := r.Environment
-	mode := "full mode"
-	if o.Quick {
-		mode = "quick mode (BENCH_QUICK=1): figures to check the benchmark works, not to quote"
-	}
 	title := "Provisioning protection benchmark"
 	if r.Title != "" {
 		title += ": " + r.Title
 	}
 	fmt.Fprintf(b, "# %s\n\n", title)
-	ran := "`" + r.Invocation.Program + "`"
-	if r.Invocation.Command != "" {
-		ran = fmt.Sprintf("`%s` (which ran `%s`)", r.Invocation.Command, r.Invocation.Program)
-	}
-	fmt.Fprintf(b, "%s, %s, started %s, took %s.\n\n", ran, mode, r.Started.UTC().Format("2006-01-02 15:04 UTC"), r.Duration.Round(time.Second))
-	commit := e.Commit
-	if commit == "" {
-		commit = "unknown"
-	}
-	if e.Dirty {
-		commit += " with uncommitted changes"
-	}
-	fmt.Fprintf(b, "- Commit: %s; csi-provisioner `%s`\n", commit, e.Sidecar)
-	fmt.Fprintf(b, "- Machine: %s\n", e.machine())
-	fmt.Fprintf(b, "- Go: %s (benchmark), %s (csi-provisioner); Kubernetes %s (kube-apiserver, kube-controller-manager), etcd %s, built by `make e2e-tools`\n",
-		e.GoBench, e.GoSidecar, e.kubernetesVersion(), e.etcdVersion())
+	b.WriteString(ranLine(r.Invocation, o.Quick, r.Started, r.Duration))
+	e.writeProvenance(b)
 	fmt.Fprintf(b, "- Workload per run: %s claims (%s, ReadWriteOnce, StorageClass `%s`: Immediate binding, reclaim policy Delete) created by %d concurrent calls of a client limited to %.0f QPS / %d burst; %s\n",
 		thousands(o.Claims), claimSize, className, o.Creator.Workers, o.Creator.QPS, o.Creator.Burst, r.deletionWorkload())
 	fmt.Fprintf(b, "- Runs: %d per configuration, interleaved (", o.Runs)
