@@ -4,17 +4,16 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 
 	"k8s.io/klog/v2"
+
+	"github.com/csi-protect/external-provisioner/internal/cmdutil"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -39,10 +38,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	ctx, stop := cmdutil.ShutdownContext()
 	defer stop()
-	// A second signal during shutdown kills the process the default way.
-	context.AfterFunc(ctx, stop)
 
 	defer klog.Flush()
 	if err := run(ctx, cfg); err != nil {

@@ -25,34 +25,52 @@ func podListBytes(ctx context.Context, admin kubernetes.Interface) (float64, err
 // sumSamples adds up the samples of a metric in Prometheus text format
 // whose labels contain every one of the given label pairs.
 func sumSamples(text []byte, metric string, labels ...string) (float64, error) {
-	var total float64
+	total, _, err := samples(text, metric, labels...)
+	return total, err
+}
+
+// metricValue is the value of a metric without labels.
+func metricValue(text []byte, metric string) (float64, error) {
+	v, n, err := samples(text, metric)
+	if err == nil && n == 0 {
+		err = fmt.Errorf("no metric %s", metric)
+	}
+	return v, err
+}
+
+// samples adds up the samples of a metric (with or without labels) whose
+// labels contain every one of the given label pairs, and counts them.
+func samples(text []byte, metric string, labels ...string) (total float64, n int, err error) {
 	sc := bufio.NewScanner(bytes.NewReader(text))
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
-		rest, ok := strings.CutPrefix(line, metric+"{")
-		if !ok {
-			continue
-		}
-		labelSet, value, ok := strings.Cut(rest, "} ")
-		if !ok {
-			continue
-		}
-		matches := true
-		for _, l := range labels {
-			if !strings.Contains(labelSet, l) {
-				matches = false
-				break
+		var labelSet, value string
+		if rest, ok := strings.CutPrefix(line, metric+"{"); ok {
+			if labelSet, value, ok = strings.Cut(rest, "} "); !ok {
+				continue
 			}
+		} else if value, ok = strings.CutPrefix(line, metric+" "); !ok {
+			continue
 		}
-		if !matches {
+		if !containsAll(labelSet, labels) {
 			continue
 		}
 		v, err := strconv.ParseFloat(strings.Fields(value)[0], 64)
 		if err != nil {
-			return 0, fmt.Errorf("%s: %w", line, err)
+			return 0, n, fmt.Errorf("%s: %w", line, err)
 		}
 		total += v
+		n++
 	}
-	return total, sc.Err()
+	return total, n, sc.Err()
+}
+
+func containsAll(labelSet string, labels []string) bool {
+	for _, l := range labels {
+		if !strings.Contains(labelSet, l) {
+			return false
+		}
+	}
+	return true
 }

@@ -133,22 +133,6 @@ func scrape(ctx context.Context, url string) ([]byte, error) {
 	return io.ReadAll(resp.Body)
 }
 
-// metricValue is the value of an unlabelled metric in Prometheus text
-// format.
-func metricValue(text []byte, name string) (float64, error) {
-	sc := bufio.NewScanner(bytes.NewReader(text))
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	for sc.Scan() {
-		if value, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
-			return strconv.ParseFloat(strings.TrimSpace(value), 64)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return 0, err
-	}
-	return 0, fmt.Errorf("no metric %s", name)
-}
-
 const (
 	// logPoll is how often waitLogLine looks at the log: the CPU time
 	// read when the line appears is late by up to this.

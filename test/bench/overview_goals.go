@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -36,7 +37,7 @@ func (o *Overview) writeGoals(b *strings.Builder) {
 			}
 		}
 		for _, k := range r.Report.errorKinds() {
-			if !containsString(errKinds, k) {
+			if !slices.Contains(errKinds, k) {
 				errKinds = append(errKinds, k)
 			}
 		}
@@ -74,15 +75,6 @@ func problemCount(has bool) string {
 	return "none"
 }
 
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // errorKinds names the sidecar's non-2xx answers of every run, e.g.
 // "deletion: delete persistentvolumes 404".
 func (r *Report) errorKinds() []string {
@@ -91,7 +83,7 @@ func (r *Report) errorKinds() []string {
 		for _, run := range v.Runs {
 			for _, ph := range r.measuredPhases() {
 				for k := range ph.get(run).SidecarErrors {
-					if s := ph.name + ": " + k; !containsString(kinds, s) {
+					if s := ph.name + ": " + k; !slices.Contains(kinds, s) {
 						kinds = append(kinds, s)
 					}
 				}

@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -82,7 +83,7 @@ func (o *Overview) writeRequestMatrix(b *strings.Builder, phaseName string, phas
 	var keys []string
 	for _, r := range results {
 		for _, k := range r.Report.requestKeys(phase) {
-			if !containsString(keys, k) {
+			if !slices.Contains(keys, k) {
 				keys = append(keys, k)
 			}
 		}

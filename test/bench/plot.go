@@ -207,7 +207,6 @@ func stackedBars(title, yLabel string, labels []string, layers []stackSeries) (*
 
 // savePlot writes p as dir/file.
 func savePlot(p *plot.Plot, dir, file, title string) (Plot, error) {
-	p.X.Tick.Label.Rotation = 0
 	p.Legend.TextStyle.Font.Size = vg.Points(9)
 	p.X.Tick.Label.Font.Size = vg.Points(9)
 	if err := p.Save(plotWidth, plotHeight, filepath.Join(dir, file)); err != nil {

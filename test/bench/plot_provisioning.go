@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -111,19 +112,9 @@ func medianRun(v *VariantResult) *RunResult {
 		return nil
 	}
 	slices.SortFunc(runs, func(a, b *RunResult) int {
-		return cmpFloat(zeroIfNaN(a.Throughput()), zeroIfNaN(b.Throughput()))
+		return cmp.Compare(zeroIfNaN(a.Throughput()), zeroIfNaN(b.Throughput()))
 	})
 	return runs[(len(runs)-1)/2]
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // requestsPlot stacks the sidecar's provisioning requests per volume by verb

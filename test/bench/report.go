@@ -137,10 +137,8 @@ func (r *Report) writeSummary(b *strings.Builder) {
 	b.WriteString("## Results\n\n")
 	a, c := r.pair()
 	if a != nil {
-		thr := func(x *RunResult) float64 { return x.Throughput() }
-		ra := ratio(a.spread(thr), c.spread(thr))
-		paired := r.pairedRatios(thr)
-		fmt.Fprintf(b, "**Throughput %s / %s: %.2f** (ratio of the medians; run by run %s).\n\n", a.Variant.Name, c.Variant.Name, ra, fmtSpread(paired, 2, ""))
+		paired := r.pairedRatios(func(x *RunResult) float64 { return x.Throughput() })
+		fmt.Fprintf(b, "**Throughput %s / %s: %.2f** (ratio of the medians; run by run %s).\n\n", a.Variant.Name, c.Variant.Name, r.throughputRatio(), fmtSpread(paired, 2, ""))
 		b.WriteString(r.extraWritesHeadline())
 	}
 
