@@ -92,6 +92,7 @@ type env struct {
 	logs     ktesting.Buffer
 	rv       *atomic.Int64
 	factory  informers.SharedInformerFactory
+	watches  *watchLog
 }
 
 func newEnv(t *testing.T, s setup) *env {
@@ -114,6 +115,9 @@ func newEnv(t *testing.T, s setup) *env {
 	dyn := newFakeDynamicClient(runtime.NewScheme(), listKinds, owners...)
 	rv := &atomic.Int64{}
 	rv.Store(1000)
+	watches := &watchLog{}
+	kube.PrependWatchReactor("*", watches.reactor(kube.Tracker()))
+	dyn.PrependWatchReactor("*", watches.reactor(dyn.Tracker()))
 	serverSemantics(&kube.Fake, kube.Tracker(), pvGVR, rv)
 	serverSemantics(&dyn.Fake, dyn.Tracker(), LocalVolumeResource, rv)
 	serverSemantics(&dyn.Fake, dyn.Tracker(), LocalVolumeSetResource, rv)
@@ -162,7 +166,7 @@ func newEnv(t *testing.T, s setup) *env {
 			crs.Shutdown()
 		}
 	})
-	e := &env{kube: kube, dyn: dyn, ctrl: ctrl, events: events, clock: clk, registry: registry, ctx: ctx, rv: rv, factory: factory}
+	e := &env{kube: kube, dyn: dyn, ctrl: ctrl, events: events, clock: clk, registry: registry, ctx: ctx, rv: rv, factory: factory, watches: watches}
 	e.logs = logger.GetSink().(ktesting.Underlier).GetBuffer()
 	return e
 }
@@ -206,6 +210,7 @@ func (e *env) run(t *testing.T) {
 			t.Error("Run did not return after its context ended")
 		}
 	})
+	e.waitWatching(t)
 }
 
 // settle waits until the informer caches show what the fake API servers

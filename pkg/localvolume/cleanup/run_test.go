@@ -90,6 +90,9 @@ func TestRunDeletesOwner(t *testing.T) {
 
 		e.agentReleases(t, "pv")
 		eventually(t, "the owner to go", func() bool { return e.owner(t, kind) == nil })
+		// The completion event is recorded just after the write that
+		// let the owner go.
+		eventually(t, "the completion event", func() bool { return len(e.events.all()) >= 2 })
 		reasons := []string{}
 		for _, ev := range e.events.all() {
 			reasons = append(reasons, ev.reason)
