@@ -1,0 +1,131 @@
+package finalizer
+
+import (
+	"sync"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
+)
+
+// Gauge is the held-objects gauge a Holds keeps current.
+type Gauge interface{ Set(float64) }
+
+// HoldsOptions configure a Holds.
+type HoldsOptions struct {
+	// Gauge is set to the number of held objects.
+	Gauge Gauge
+	// Recorder gets the held and released events.
+	Recorder record.EventRecorder
+	// HeldReason and ReleasedReason are the events' reasons.
+	HeldReason, ReleasedReason string
+}
+
+// Holds remembers which objects' deletion a finalizer holds, so that a hold
+// is announced once when it starts (again when what holds it changes), its
+// end is announced at all, and the gauge counts them. It is memory only:
+// after a restart the controller simply sees each object afresh.
+type Holds[K comparable] struct {
+	opts HoldsOptions
+	mu   sync.Mutex
+	held map[K]hold
+}
+
+// hold is what an object was announced as held by. The UID tells an object
+// from a later one of the same name.
+type hold struct {
+	uid types.UID
+	by  string
+}
+
+// NewHolds returns an empty Holds.
+func NewHolds[K comparable](opts HoldsOptions) *Holds[K] {
+	return &Holds[K]{opts: opts, held: map[K]hold{}}
+}
+
+// Hold records that the object key (with uid, events recorded on about) is
+// held by by, and announces message unless that very hold was announced.
+// It reports whether it announced.
+func (h *Holds[K]) Hold(key K, uid types.UID, about runtime.Object, by, message string) bool {
+	h.mu.Lock()
+	next := hold{uid: uid, by: by}
+	if h.held[key] == next {
+		h.mu.Unlock()
+		return false
+	}
+	h.held[key] = next
+	// Set under the lock so concurrent workers cannot store counts out of
+	// order.
+	h.setGaugeLocked()
+	h.mu.Unlock()
+	h.opts.Recorder.Event(about, v1.EventTypeNormal, h.opts.HeldReason, message)
+	return true
+}
+
+// HeldBy tells what the hold of this very object (not an earlier one of its
+// name) was announced with, and whether it is held.
+func (h *Holds[K]) HeldBy(key K, uid types.UID) (string, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	held, ok := h.held[key]
+	if !ok || held.uid != uid {
+		return "", false
+	}
+	return held.by, true
+}
+
+// IsHeld tells whether any object of that key is held.
+func (h *Holds[K]) IsHeld(key K) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_, ok := h.held[key]
+	return ok
+}
+
+// Release ends the hold of the object key and announces message if this
+// very object was held, or if heldBefore: the caller saw it held before its
+// own write, and the object's deletion may have reached the informer, and
+// forgotten the hold, before that write returned. It reports whether it
+// announced.
+func (h *Holds[K]) Release(key K, uid types.UID, about runtime.Object, message string, heldBefore bool) bool {
+	h.mu.Lock()
+	held, was := h.held[key]
+	if was {
+		delete(h.held, key)
+		h.setGaugeLocked()
+	}
+	h.mu.Unlock()
+	if (was && held.uid == uid) || heldBefore {
+		h.opts.Recorder.Event(about, v1.EventTypeNormal, h.opts.ReleasedReason, message)
+		return true
+	}
+	return false
+}
+
+// Forget drops the hold of an object that is gone or no longer concerned,
+// without an event (there is nothing left to tell), and reports whether it
+// was held.
+func (h *Holds[K]) Forget(key K) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_, was := h.held[key]
+	if was {
+		delete(h.held, key)
+		h.setGaugeLocked()
+	}
+	return was
+}
+
+// Len is the number of held objects.
+func (h *Holds[K]) Len() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.held)
+}
+
+func (h *Holds[K]) setGaugeLocked() {
+	if h.opts.Gauge != nil {
+		h.opts.Gauge.Set(float64(len(h.held)))
+	}
+}
