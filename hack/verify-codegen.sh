@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# Fails if the generated files committed under pkg/apis/ (deepcopy) and
-# deploy/kubernetes/crds/ (CRDs) differ from what hack/update-codegen.sh
-# writes now. The work tree is not changed: generation runs in a temporary
-# copy of the module and the differences are printed.
+# Fails if the generated files committed under pkg/apis/ (deepcopy),
+# deploy/kubernetes/crds/ (CRDs) and pkg/generated/ (clientset, listers and
+# informers) differ from what hack/update-codegen.sh writes now, including
+# files that are no longer generated. The work tree is not changed:
+# generation runs in a temporary copy of the module and the differences are
+# printed.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
-# controller-gen loads the API packages, so the copy is a module of its own:
+# The generators load the API packages, so the copy is a module of its own:
 # go.mod, go.sum, the packages (pkg/ is small) and vendor/ (linked, read only).
 cp "$root/go.mod" "$root/go.sum" "$tmp/"
 cp -a "$root/pkg" "$tmp/pkg"
@@ -19,7 +21,7 @@ mkdir -p "$tmp/deploy/kubernetes/crds"
 CODEGEN_ROOT="$tmp" "$root/hack/update-codegen.sh" >/dev/null
 
 status=0
-for dir in pkg/apis deploy/kubernetes/crds; do
+for dir in pkg/apis pkg/generated deploy/kubernetes/crds; do
 	if ! diff -ru "$root/$dir" "$tmp/$dir"; then
 		status=1
 	fi

@@ -1,12 +1,16 @@
-// controller-gen (deepcopy and CRD manifests for pkg/apis/...) is built from
-// this module by hack/update-codegen.sh. It is kept apart from the sidecar's
-// go.mod so the sidecar's dependency graph and vendor/ never see
-// controller-tools and its dependencies.
+// controller-gen (deepcopy and CRD manifests for pkg/apis/...) and
+// code-generator's client-gen, lister-gen and informer-gen (pkg/generated/)
+// are built from this module by hack/update-codegen.sh. It is kept apart from
+// the sidecar's go.mod so the sidecar's dependency graph and vendor/ never see
+// controller-tools, code-generator and their dependencies.
 module github.com/csi-protect/external-provisioner/hack/codegen
 
 go 1.26.0
 
-require sigs.k8s.io/controller-tools v0.23.0
+require (
+	k8s.io/code-generator v0.37.2
+	sigs.k8s.io/controller-tools v0.23.0
+)
 
 require (
 	github.com/davecgh/go-spew v1.1.2-0.20180830191138-d8f796af33cc // indirect
@@ -50,8 +54,7 @@ require (
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	k8s.io/api v0.37.0 // indirect
 	k8s.io/apiextensions-apiserver v0.37.0 // indirect
-	k8s.io/apimachinery v0.37.0 // indirect
-	k8s.io/code-generator v0.37.0 // indirect
+	k8s.io/apimachinery v0.37.2 // indirect
 	k8s.io/gengo/v2 v2.0.0-20260408192533-25e2208e0dc3 // indirect
 	k8s.io/klog/v2 v2.140.0 // indirect
 	k8s.io/kube-openapi v0.0.0-20260721132016-d427ff9ee9ad // indirect

@@ -22,6 +22,7 @@ const (
 // node. Deleting it deletes its unbound PVs and their symlinks on the nodes;
 // bound PVs hold the deletion until their claims are gone.
 //
+// +genclient
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:scope=Namespaced,path=localvolumes,singular=localvolume
 // +kubebuilder:subresource:status

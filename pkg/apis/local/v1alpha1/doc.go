@@ -5,7 +5,9 @@
 // has.
 //
 // zz_generated.deepcopy.go is written by hack/update-codegen.sh; do not edit
-// it by hand.
+// it by hand. The same script generates the typed clientset, listers and
+// informers in pkg/generated/ for the kind tagged genclient, in the group
+// named below.
 //
 // +kubebuilder:object:generate=true
 // +groupName=local.storage.openshift.io

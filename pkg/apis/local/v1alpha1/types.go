@@ -50,6 +50,7 @@ const (
 // symlinks on the nodes; bound PVs hold the deletion until their claims are
 // gone.
 //
+// +genclient
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:scope=Namespaced,path=localvolumesets,singular=localvolumeset
 // +kubebuilder:subresource:status
