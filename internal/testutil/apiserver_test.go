@@ -1,0 +1,100 @@
+package testutil
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/tools/cache"
+)
+
+func claim(finalizers ...string) *v1.PersistentVolumeClaim {
+	return &v1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "apps", Finalizers: finalizers}}
+}
+
+func TestCreateGivesUIDAndVersionAndWritesBumpIt(t *testing.T) {
+	ctx := context.Background()
+	client := NewClientset(claim())
+	got, err := client.CoreV1().PersistentVolumeClaims("apps").Get(ctx, "db", metav1.GetOptions{})
+	if err != nil || got.UID == "" || got.ResourceVersion == "" {
+		t.Fatalf("got %+v, %v", got.ObjectMeta, err)
+	}
+	updated, err := client.CoreV1().PersistentVolumeClaims("apps").Update(ctx, got, metav1.UpdateOptions{})
+	if err != nil || updated.ResourceVersion == got.ResourceVersion {
+		t.Fatalf("update: rv %q -> %q, %v", got.ResourceVersion, updated.ResourceVersion, err)
+	}
+	if _, err := client.CoreV1().PersistentVolumeClaims("apps").Update(ctx, got, metav1.UpdateOptions{}); !apierrors.IsConflict(err) {
+		t.Errorf("update of a stale copy: %v, want Conflict", err)
+	}
+}
+
+func TestPinnedMergePatchConflictsOnAStaleVersionOrAnotherUID(t *testing.T) {
+	ctx := context.Background()
+	client := NewClientset(claim())
+	claims := client.CoreV1().PersistentVolumeClaims("apps")
+	got, _ := claims.Get(ctx, "db", metav1.GetOptions{})
+	stale := `{"metadata":{"resourceVersion":"1","finalizers":["a"]}}`
+	if _, err := claims.Patch(ctx, "db", types.MergePatchType, []byte(stale), metav1.PatchOptions{}); !apierrors.IsConflict(err) {
+		t.Errorf("stale version: %v", err)
+	}
+	otherUID := `{"metadata":{"uid":"someone-else","finalizers":["a"]}}`
+	if _, err := claims.Patch(ctx, "db", types.MergePatchType, []byte(otherUID), metav1.PatchOptions{}); !apierrors.IsConflict(err) {
+		t.Errorf("other UID: %v", err)
+	}
+	fresh := `{"metadata":{"resourceVersion":"` + got.ResourceVersion + `","finalizers":["a"]}}`
+	patched, err := claims.Patch(ctx, "db", types.MergePatchType, []byte(fresh), metav1.PatchOptions{})
+	if err != nil || len(patched.Finalizers) != 1 || patched.ResourceVersion == got.ResourceVersion {
+		t.Errorf("fresh patch: %+v, %v", patched.ObjectMeta, err)
+	}
+}
+
+func TestDeleteWaitsForTheLastFinalizer(t *testing.T) {
+	ctx := context.Background()
+	client := NewClientset(claim("a"))
+	claims := client.CoreV1().PersistentVolumeClaims("apps")
+	if err := claims.Delete(ctx, "db", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := claims.Get(ctx, "db", metav1.GetOptions{})
+	if err != nil || got.DeletionTimestamp == nil {
+		t.Fatalf("after delete: %+v, %v", got, err)
+	}
+	add := `{"metadata":{"finalizers":["a","b"]}}`
+	if _, err := claims.Patch(ctx, "db", types.MergePatchType, []byte(add), metav1.PatchOptions{}); !apierrors.IsForbidden(err) {
+		t.Errorf("adding a finalizer while deleting: %v, want Forbidden", err)
+	}
+	clear := `{"metadata":{"finalizers":[]}}`
+	if _, err := claims.Patch(ctx, "db", types.MergePatchType, []byte(clear), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := claims.Get(ctx, "db", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("after the last finalizer: %v, want NotFound", err)
+	}
+}
+
+func TestInformerFollowsTheServersWrites(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	client := NewClientset(claim())
+	factory := informers.NewSharedInformerFactory(client, 0)
+	defer func() { cancel(); factory.Shutdown() }()
+	claims := factory.Core().V1().PersistentVolumeClaims()
+	informer := claims.Informer()
+	factory.Start(ctx.Done())
+	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
+		t.Fatal("no sync")
+	}
+	got, _ := client.CoreV1().PersistentVolumeClaims("apps").Get(ctx, "db", metav1.GetOptions{})
+	got.Labels = map[string]string{"seen": "yes"}
+	if _, err := client.CoreV1().PersistentVolumeClaims("apps").Update(ctx, got, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	Eventually(t, 5*time.Second, "the informer to see the update", func() bool {
+		c, err := claims.Lister().PersistentVolumeClaims("apps").Get("db")
+		return err == nil && c.Labels["seen"] == "yes"
+	})
+}

@@ -1,0 +1,52 @@
+package provisioning
+
+import (
+	"testing"
+
+	"k8s.io/apimachinery/pkg/types"
+)
+
+func TestASecondCallForTheSameClaimIsRefused(t *testing.T) {
+	tr := NewTracker()
+	if prev, ok := tr.Begin("a"); !ok || prev != Unknown {
+		t.Fatalf("first Begin: %v %v", prev, ok)
+	}
+	if _, ok := tr.Begin("a"); ok {
+		t.Error("a second call for the same claim was let in")
+	}
+	if _, ok := tr.Begin("b"); !ok {
+		t.Error("a call for another claim was refused")
+	}
+}
+
+func TestEndRecordsTheOutcomeAndTellsSubscribers(t *testing.T) {
+	tr := NewTracker()
+	var told []types.UID
+	tr.Subscribe(func(uid types.UID) { told = append(told, uid) })
+	tr.Begin("a")
+	tr.End("a", Final)
+	if tr.State("a") != Final || len(told) != 1 || told[0] != "a" {
+		t.Errorf("state %v, told %v", tr.State("a"), told)
+	}
+	if prev, ok := tr.Begin("a"); !ok || prev != Final {
+		t.Errorf("Begin after a final call: %v %v", prev, ok)
+	}
+	tr.End("a", Unknown)
+	if tr.State("a") != Unknown {
+		t.Errorf("an unknown outcome left %v", tr.State("a"))
+	}
+}
+
+func TestForgetKeepsARunningCall(t *testing.T) {
+	tr := NewTracker()
+	tr.Begin("a")
+	tr.Forget("a")
+	if tr.State("a") != Calling {
+		t.Error("Forget dropped a running call")
+	}
+	tr.End("a", Created)
+	tr.Forget("a")
+	if tr.State("a") != Unknown {
+		t.Error("Forget kept a finished call")
+	}
+}
