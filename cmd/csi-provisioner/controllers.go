@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/component-base/featuregate"
@@ -195,9 +196,6 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 func (c *controllers) addVolumeProtection(logger klog.Logger, o controllersOptions, factory informers.SharedInformerFactory) error {
 	cfg := o.Config
 	allObjects := cfg.protectionScope == protectionScopeAll
-	limiter := func() workqueue.TypedRateLimiter[string] {
-		return workqueue.NewTypedItemExponentialFailureRateLimiter[string](cfg.retryIntervalStart, cfg.retryIntervalMax)
-	}
 	if cfg.gates.Enabled(features.PVProtection) {
 		logger.Info("PV protection is on", "scope", cfg.protectionScope)
 		ctrl, err := pvprotection.New(pvprotection.Options{
@@ -207,7 +205,7 @@ func (c *controllers) addVolumeProtection(logger klog.Logger, o controllersOptio
 			AllVolumes:     allObjects,
 			EventRecorder:  o.EventRecorder,
 			Metrics:        o.PVProtectionMetrics,
-			RateLimiter:    limiter(),
+			RateLimiter:    workqueue.NewTypedItemExponentialFailureRateLimiter[string](cfg.retryIntervalStart, cfg.retryIntervalMax),
 		})
 		if err != nil {
 			return fmt.Errorf("creating PV protection controller: %w", err)
@@ -225,7 +223,7 @@ func (c *controllers) addVolumeProtection(logger klog.Logger, o controllersOptio
 			AllClaims:     allObjects,
 			EventRecorder: o.EventRecorder,
 			Metrics:       o.PVCProtectionMetrics,
-			RateLimiter:   limiter(),
+			RateLimiter:   workqueue.NewTypedItemExponentialFailureRateLimiter[cache.ObjectName](cfg.retryIntervalStart, cfg.retryIntervalMax),
 		})
 		if err != nil {
 			return fmt.Errorf("creating PVC protection controller: %w", err)

@@ -3,11 +3,14 @@ package pvcprotection
 import (
 	"sync"
 	"testing"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
+
+// batchWorkers sync the claims of a batch at once.
+const batchWorkers = 8
 
 // deleteBatch sets up n unused claims deleted together and syncs them from
 // several workers at once.
@@ -21,13 +24,6 @@ func deleteBatch(t *testing.T, n int, cacheRV string, api *apiServer) *env {
 	// Hold the first check until every worker has asked for one, so that
 	// they overlap.
 	api.block = make(chan struct{})
-	go func() {
-		for api.probes.Load() == 0 {
-			time.Sleep(time.Millisecond)
-		}
-		time.Sleep(50 * time.Millisecond)
-		close(api.block)
-	}()
 	api.install(e.client)
 	for _, c := range claims {
 		e.ctrl.onClaim(c)
@@ -36,25 +32,33 @@ func deleteBatch(t *testing.T, n int, cacheRV string, api *apiServer) *env {
 	if len(keys) != n {
 		t.Fatalf("queued %d claims, want %d", len(keys), n)
 	}
-	work := make(chan string)
+	work := make(chan cache.ObjectName, len(keys))
+	for _, k := range keys {
+		name, err := cache.ParseObjectName(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		work <- name
+	}
+	close(work)
 	var wg sync.WaitGroup
-	for i := 0; i < 8; i++ {
+	for range batchWorkers {
 		wg.Go(func() {
 			for key := range work {
 				// A claim still tracked is not ready yet: the controller
 				// would requeue it.
 				for i := 0; i < 100 && (i == 0 || e.ctrl.hasState(key)); i++ {
-					if err := e.ctrl.sync(t.Context(), key); err != nil {
+					if _, err := e.ctrl.sync(t.Context(), key); err != nil {
 						t.Error(err)
 					}
 				}
 			}
 		})
 	}
-	for _, k := range keys {
-		work <- k
-	}
-	close(work)
+	// Every worker's first claim asks for a check, and the first one stays
+	// in its probe until released: once all have asked, they overlap.
+	eventually(t, "every worker to ask for a check", func() bool { return e.asked.calls.Load() >= batchWorkers })
+	close(api.block)
 	wg.Wait()
 	return e
 }

@@ -23,11 +23,11 @@ func BenchmarkSyncUnusedClaim(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if err := e.ctrl.sync(ctx, "ns/data"); err != nil {
+		if _, err := e.ctrl.sync(ctx, key("data")); err != nil {
 			b.Fatal(err)
 		}
 		// Undo the release so every round decides again.
-		e.ctrl.forget("ns/data")
+		e.ctrl.forget(key("data"))
 		e.client.ClearActions()
 	}
 }
@@ -43,7 +43,7 @@ func BenchmarkSyncHeldClaim(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if err := e.ctrl.sync(ctx, "ns/data"); err != nil {
+		if _, err := e.ctrl.sync(ctx, key("data")); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -6,9 +6,6 @@ import (
 	"sync"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
@@ -18,6 +15,9 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
+
+	"github.com/csi-protect/external-provisioner/internal/reconcile"
+	"github.com/csi-protect/external-provisioner/pkg/finalizer"
 )
 
 // Finalizer is the finalizer that keeps a claim while a pod may use it; the
@@ -39,12 +39,15 @@ type Options struct {
 	DriverName string
 	// AllClaims protects every claim, whatever provisions it.
 	AllClaims bool
-	// EventRecorder gets the hold and release events; nil drops them.
+	// EventRecorder gets the hold and release events. Required.
 	EventRecorder record.EventRecorder
 	// Metrics are updated if set and registered.
 	Metrics *Metrics
-	// RateLimiter paces retries of a failed sync; nil: exponential 1s..5m.
-	RateLimiter workqueue.TypedRateLimiter[string]
+	// RateLimiter paces retries of a failed sync; nil is the reconcile
+	// loop's default.
+	RateLimiter workqueue.TypedRateLimiter[cache.ObjectName]
+	// Processed, if set, is told of every sync of a claim (for tests).
+	Processed func(key cache.ObjectName, result reconcile.Result, err error)
 	// Clock is for tests; nil is the real clock.
 	Clock clock.PassiveClock
 }
@@ -53,24 +56,26 @@ type Options struct {
 // from a claim being deleted once no pod can use the claim any more.
 type Controller struct {
 	client     kubernetes.Interface
+	target     finalizer.Target
 	claims     corelisters.PersistentVolumeClaimLister
 	pods       cache.Indexer
 	classes    storagelisters.StorageClassLister
 	driverName string
 	allClaims  bool
 	synced     []cache.InformerSynced
-	recorder   record.EventRecorder
 	metrics    *Metrics
 	stamps     *stamper
 	fresh      podFreshness
-	queue      workqueue.TypedRateLimitingInterface[string]
+	loop       *reconcile.Loop[cache.ObjectName]
 	// notReadyDelay is how soon a claim is looked at again when the pod
 	// index is about to catch up with a freshness check.
 	notReadyDelay time.Duration
+	// holds are the claims whose deletion is announced as held, with the
+	// pod the last event named.
+	holds *finalizer.Holds[cache.ObjectName]
 
-	mu        sync.Mutex
-	states    map[string]*claimState
-	heldCount int
+	mu     sync.Mutex
+	states map[cache.ObjectName]*claimState
 }
 
 // New adds the pod index and the event handlers to the informers; call it
@@ -82,13 +87,8 @@ func New(opts Options) (*Controller, error) {
 	if !opts.AllClaims && (opts.DriverName == "" || opts.ClassLister == nil) {
 		return nil, fmt.Errorf("pvc protection of one driver's claims needs the driver name and a storage class lister")
 	}
-	limiter := opts.RateLimiter
-	if limiter == nil {
-		limiter = workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, 5*time.Minute)
-	}
-	recorder := opts.EventRecorder
-	if recorder == nil {
-		recorder = &record.FakeRecorder{}
+	if opts.EventRecorder == nil {
+		return nil, fmt.Errorf("pvc protection needs an event recorder")
 	}
 	m := opts.Metrics
 	if m == nil {
@@ -109,21 +109,34 @@ func New(opts Options) (*Controller, error) {
 	stamps := &stamper{clock: clk}
 	c := &Controller{
 		client:        opts.Client,
+		target:        finalizer.PersistentVolumeClaims(opts.Client),
 		claims:        opts.ClaimInformer.Lister(),
 		pods:          pods,
 		classes:       opts.ClassLister,
 		driverName:    opts.DriverName,
 		allClaims:     opts.AllClaims,
 		synced:        []cache.InformerSynced{claimInformer.HasSynced, podInformer.HasSynced},
-		recorder:      recorder,
 		metrics:       m,
 		stamps:        stamps,
 		fresh:         newChecker(opts.Client, pods, stamps, m),
 		notReadyDelay: 100 * time.Millisecond,
-		states:        map[string]*claimState{},
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(limiter,
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "pvc-protection"}),
+		holds: finalizer.NewHolds[cache.ObjectName](finalizer.HoldsOptions{
+			Gauge: m.HeldClaims, Recorder: opts.EventRecorder,
+			HeldReason: ReasonDeletionHeld, ReleasedReason: ReasonDeletionReleased,
+		}),
+		states: map[cache.ObjectName]*claimState{},
 	}
+	loop, err := reconcile.New(reconcile.Options[cache.ObjectName]{
+		Name:        "pvc-protection",
+		Sync:        c.sync,
+		LogValues:   func(key cache.ObjectName) []any { return []any{"PVC", klog.KRef(key.Namespace, key.Name)} },
+		RateLimiter: opts.RateLimiter,
+		Processed:   opts.Processed,
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.loop = loop
 	if _, err := claimInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.onClaim,
 		UpdateFunc: func(_, obj interface{}) { c.onClaim(obj) },
@@ -141,52 +154,15 @@ func New(opts Options) (*Controller, error) {
 	return c, nil
 }
 
-// Run runs workers until ctx is done.
+// Run waits for the caches, then syncs claims with workers until ctx ends.
+// It shuts the queue down and waits for the workers before it returns.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	defer utilruntime.HandleCrash()
-	defer c.queue.ShutDown()
-	logger := klog.FromContext(ctx)
-	logger.Info("Starting PVC protection controller", "driver", c.driverName, "allClaims", c.allClaims, "workers", workers)
-	defer logger.Info("Stopped PVC protection controller")
-	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
-		return
+	// The pod cache reports the version it has applied once it is synced;
+	// the loop waits for the caches again, at once.
+	if cache.WaitForCacheSync(ctx.Done(), c.synced...) {
+		if rv := c.pods.LastStoreSyncResourceVersion(); checkResourceVersion(rv) != nil {
+			klog.FromContext(ctx).WithName("pvc-protection").Info("The pod cache does not report the resourceVersion it has applied (is the client-go AtomicFIFO feature off?); every check for a deleted claim will list the namespace's pods", "cacheVersion", rv)
+		}
 	}
-	if rv := c.pods.LastStoreSyncResourceVersion(); checkResourceVersion(rv) != nil {
-		logger.Info("The pod cache does not report the resourceVersion it has applied (is the client-go AtomicFIFO feature off?); every check for a deleted claim will list the namespace's pods", "cacheVersion", rv)
-	}
-	var wg sync.WaitGroup
-	for i := 0; i < workers; i++ {
-		wg.Go(func() { wait.UntilWithContext(ctx, c.worker, time.Second) })
-	}
-	<-ctx.Done()
-	c.queue.ShutDown()
-	wg.Wait()
-}
-
-func (c *Controller) worker(ctx context.Context) {
-	for c.processNext(ctx) {
-	}
-}
-
-func (c *Controller) processNext(ctx context.Context) bool {
-	key, quit := c.queue.Get()
-	if quit {
-		return false
-	}
-	defer c.queue.Done(key)
-	logger := klog.LoggerWithValues(klog.FromContext(ctx), "PVC", key)
-	err := c.sync(klog.NewContext(ctx, logger), key)
-	switch {
-	case err == nil:
-		c.queue.Forget(key)
-	case apierrors.IsConflict(err):
-		// The claim changed since the cache copy: decide again from the
-		// newer one, which is on its way.
-		logger.V(3).Info("Claim changed while its finalizer was written, will retry")
-		c.queue.AddRateLimited(key)
-	default:
-		logger.Error(err, "PVC protection sync failed, will retry")
-		c.queue.AddRateLimited(key)
-	}
-	return true
+	c.loop.Run(ctx, workers, c.synced...)
 }

@@ -55,3 +55,43 @@ func TestControllerHoldsAndReleasesOnPodDeletion(t *testing.T) {
 		t.Errorf("deleted pod still indexed: %v", objs)
 	}
 }
+
+// A held claim one of whose pods goes is looked at again and stays held
+// while another pod uses it, without another event: the pod named stays. The
+// check runs after the sync the pod's deletion caused, which the loop's
+// Processed hook reports.
+func TestControllerKeepsHoldingWhileAnotherPodBlocks(t *testing.T) {
+	e := newEnv(t, setup{
+		claims: []*v1.PersistentVolumeClaim{deleting(newClaim("data"))},
+		pods:   []*v1.Pod{newPod("p1", testNode, "data"), newPod("p2", testNode, "data")},
+		run:    true,
+	})
+	// The claim's add is the only event that queues it so far; running
+	// pods do not. One sync, which holds.
+	if err := e.waitSyncs("data", 0); err != nil {
+		t.Fatal(err)
+	}
+	want := "Normal DeletionHeldByPod Deletion postponed: the claim is used by pod ns/p1 and 1 more"
+	if ev := e.events(); len(ev) != 1 || ev[0] != want {
+		t.Fatalf("events %q, want %q", ev, want)
+	}
+
+	if err := e.client.CoreV1().Pods(testNS).Delete(context.Background(), "p2", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.waitSyncs("data", 1); err != nil {
+		t.Fatal(err)
+	}
+	if objs, _ := e.ctrl.pods.ByIndex(podClaimIndex, "ns/data"); len(objs) != 1 {
+		t.Fatalf("the sync after p2's deletion saw %d pods, want p1 alone", len(objs))
+	}
+	if !e.hasFinalizer("data") || len(e.patches()) != 0 {
+		t.Fatal("p1 still uses the claim: it must keep its finalizer")
+	}
+	if ev := e.events(); len(ev) != 0 {
+		t.Errorf("events %q: p1, the pod named, still blocks", ev)
+	}
+	if got := e.metric("held_claims"); got != 1 {
+		t.Errorf("held claims = %v", got)
+	}
+}

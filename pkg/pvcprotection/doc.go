@@ -100,6 +100,22 @@
 // falls back to a live list, shared only by the claims waiting for it:
 // KCM's cost, never a race.
 //
+// # How it runs
+//
+// The controller is a reconcile.Loop keyed by the claim's cache.ObjectName.
+// Claim events queue a claim that misses the finalizer or is being deleted
+// with it; pod events queue the deleting claims of a pod that may have
+// stopped blocking them. A sync decides from the caches and asks the loop
+// to bring the claim back shortly while the pod index catches up. The
+// finalizer is written by package finalizer, with a merge patch pinned to
+// the claim's resourceVersion and UID; a 409 Conflict is retried quietly
+// from the newer copy.
+//
+// What it remembers is only memory, rebuilt after a restart: per claim
+// being deleted, when it was first seen deleting and the version it released
+// (so a resync of that stale copy writes nothing), and, in a
+// finalizer.Holds, which claims are announced as held and by which pod.
+//
 // # What a person sees
 //
 // A held claim gets one Normal event DeletionHeldByPod naming a pod that

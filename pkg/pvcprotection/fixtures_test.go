@@ -2,7 +2,9 @@ package pvcprotection
 
 import (
 	"context"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,10 +16,13 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
 	"k8s.io/component-base/metrics"
 	"k8s.io/utils/ptr"
 
+	"github.com/csi-protect/external-provisioner/internal/reconcile"
 	"github.com/csi-protect/external-provisioner/internal/testutil"
 	testingclock "k8s.io/utils/clock/testing"
 )
@@ -95,7 +100,23 @@ type setup struct {
 	// run starts the informers (pods trimmed) and the controller instead
 	// of filling the caches by hand.
 	run bool
+	// realLoop keeps the controller's own queue, for a test that steps it
+	// with ProcessNext. Without it and without run, the queue only records
+	// the keys the handlers add, for queued.
+	realLoop bool
+	// limiter replaces the loop's default rate limiter.
+	limiter workqueue.TypedRateLimiter[cache.ObjectName]
 }
+
+// instantRetries retries at once, so a test stepping the loop gets the
+// retried key back without waiting; NumRequeues counts the retries of a key
+// since it was last synced without error.
+func instantRetries() workqueue.TypedRateLimiter[cache.ObjectName] {
+	return workqueue.NewTypedItemExponentialFailureRateLimiter[cache.ObjectName](0, 0)
+}
+
+// key is the queue key of claim name in testNS.
+func key(name string) cache.ObjectName { return cache.ObjectName{Namespace: testNS, Name: name} }
 
 type env struct {
 	t        *testing.T
@@ -106,6 +127,16 @@ type env struct {
 	registry metrics.KubeRegistry
 	fresh    *fakeFreshness
 	clock    *testingclock.FakeClock
+	// asked counts the calls of the freshness check, real or fake, that
+	// have started.
+	asked *askCounter
+
+	mu sync.Mutex
+	// added are the keys the handlers queued, when the queue only records.
+	added []cache.ObjectName
+	// syncs are the outcomes of the loop's syncs, by claim, as the
+	// Processed hook reports them.
+	syncs map[cache.ObjectName][]error
 }
 
 func newEnv(t testing.TB, s setup) *env {
@@ -127,6 +158,8 @@ func newEnv(t testing.TB, s setup) *env {
 	registry.MustRegister(m.Registerables()...)
 	recorder := record.NewFakeRecorder(1000)
 	clk := testingclock.NewFakeClock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
+	e := &env{client: client, factory: factory, recorder: recorder, registry: registry, clock: clk,
+		syncs: map[cache.ObjectName][]error{}}
 	ctrl, err := New(Options{
 		Client:        client,
 		ClaimInformer: factory.Core().V1().PersistentVolumeClaims(),
@@ -136,14 +169,15 @@ func newEnv(t testing.TB, s setup) *env {
 		AllClaims:     s.allClaims,
 		EventRecorder: recorder,
 		Metrics:       m,
+		RateLimiter:   s.limiter,
+		Processed:     e.processed,
 		Clock:         clk,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	e.ctrl = ctrl
 	ctrl.notReadyDelay = 10 * time.Millisecond
-	t.Cleanup(ctrl.queue.ShutDown)
-	e := &env{client: client, factory: factory, ctrl: ctrl, recorder: recorder, registry: registry, clock: clk}
 	if tt, ok := t.(*testing.T); ok {
 		e.t = tt
 	}
@@ -151,6 +185,12 @@ func newEnv(t testing.TB, s setup) *env {
 		e.fresh = &fakeFreshness{answer: freshness{ready: true}}
 		ctrl.fresh = e.fresh
 	}
+	e.asked = &askCounter{podFreshness: ctrl.fresh}
+	ctrl.fresh = e.asked
+	if !s.run && !s.realLoop {
+		ctrl.loop = e.recordingLoop(t)
+	}
+	t.Cleanup(ctrl.loop.ShutDown)
 	if s.run {
 		if err := factory.Core().V1().Pods().Informer().SetTransform(TrimPod); err != nil {
 			t.Fatal(err)
@@ -189,15 +229,69 @@ func mustAdd(t testing.TB, store interface{ Add(interface{}) error }, obj interf
 	}
 }
 
-func (e *env) sync(name string) error {
-	return e.ctrl.sync(context.Background(), testNS+"/"+name)
+// recordingLoop is a queue whose sync only records the key, so that a test
+// can read back what the handlers queued without syncing it.
+func (e *env) recordingLoop(t testing.TB) *reconcile.Loop[cache.ObjectName] {
+	loop, err := reconcile.New(reconcile.Options[cache.ObjectName]{
+		Name: "pvc-protection-keys",
+		Sync: func(_ context.Context, key cache.ObjectName) (reconcile.Result, error) {
+			e.mu.Lock()
+			defer e.mu.Unlock()
+			e.added = append(e.added, key)
+			return reconcile.Done, nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return loop
 }
 
-func (e *env) mustSync(name string) {
+func (e *env) processed(key cache.ObjectName, _ reconcile.Result, err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.syncs[key] = append(e.syncs[key], err)
+}
+
+// synced returns the outcomes of the loop's syncs of claim name so far.
+func (e *env) synced(name string) []error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.syncs[key(name)])
+}
+
+// waitSyncs waits until the loop has synced claim name more than after
+// times, and returns the outcome of the sync after the first after.
+func (e *env) waitSyncs(name string, after int) error {
 	e.t.Helper()
-	if err := e.sync(name); err != nil {
+	var outcomes []error
+	eventually(e.t, "another sync of "+name, func() bool {
+		outcomes = e.synced(name)
+		return len(outcomes) > after
+	})
+	return outcomes[after]
+}
+
+// sync runs one sync of claim name, as a worker would, and returns its
+// error; syncResult also returns what it asked of the loop.
+func (e *env) sync(name string) error {
+	_, err := e.syncResult(name)
+	return err
+}
+
+func (e *env) syncResult(name string) (reconcile.Result, error) {
+	return e.ctrl.sync(context.Background(), key(name))
+}
+
+// mustSync runs one sync of claim name, which must succeed, and returns
+// what it asked of the loop.
+func (e *env) mustSync(name string) reconcile.Result {
+	e.t.Helper()
+	result, err := e.syncResult(name)
+	if err != nil {
 		e.t.Fatalf("sync %s: %v", name, err)
 	}
+	return result
 }
 
 // setClaim puts a claim version in the claim cache.
@@ -252,19 +346,39 @@ func (e *env) metric(name string, result ...string) float64 {
 	if len(result) > 0 {
 		labels = []string{"result", result[0]}
 	}
-	v, _ := testutil.MetricValue(e.t, e.registry, "csi_provisioner_pvc_protection_"+name, labels...)
+	v, ok := testutil.MetricValue(e.t, e.registry, "csi_provisioner_pvc_protection_"+name, labels...)
+	if !ok {
+		e.t.Fatalf("metric %s %v not found", name, labels)
+	}
 	return v
 }
 
-// queued takes the keys in the queue now, without waiting.
-func (e *env) queued() []string {
-	var out []string
-	for e.ctrl.queue.Len() > 0 {
-		key, _ := e.ctrl.queue.Get()
-		e.ctrl.queue.Done(key)
-		e.ctrl.queue.Forget(key)
-		out = append(out, key)
+// notCounted tells whether the result of the counter vector name was never
+// counted: a label value never counted is not exported, but the vector must
+// be, so a renamed metric fails the test.
+func (e *env) notCounted(name, result string) bool {
+	e.t.Helper()
+	full := "csi_provisioner_pvc_protection_" + name
+	if _, ok := testutil.MetricValue(e.t, e.registry, full); !ok {
+		e.t.Fatalf("metric %s not found", name)
 	}
+	v, ok := testutil.MetricValue(e.t, e.registry, full, "result", result)
+	return !ok || v == 0
+}
+
+// queued takes the keys the handlers queued so far (those due now), as
+// namespace/name strings.
+func (e *env) queued() []string {
+	for e.ctrl.loop.Len() > 0 {
+		e.ctrl.loop.ProcessNext(context.Background())
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []string
+	for _, k := range e.added {
+		out = append(out, k.String())
+	}
+	e.added = nil
 	return out
 }
 
@@ -297,9 +411,20 @@ func claimNames(prefix string, n int) []string {
 	return names
 }
 
+// askCounter counts the freshness checks asked for, before it asks.
+type askCounter struct {
+	podFreshness
+	calls atomic.Int32
+}
+
+func (a *askCounter) Fresh(ctx context.Context, namespace string, seen moment) (freshness, error) {
+	a.calls.Add(1)
+	return a.podFreshness.Fresh(ctx, namespace, seen)
+}
+
 // hasState tells whether the controller still tracks claim key as being
 // deleted (released claims leave only a release marker).
-func (c *Controller) hasState(key string) bool {
+func (c *Controller) hasState(key cache.ObjectName) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	st := c.states[key]

@@ -30,9 +30,9 @@ func (c *Controller) onClaim(obj interface{}) {
 		// The earlier the deletion is noted, the sooner a freshness check
 		// already on its way may cover it.
 		c.seenDeleting(claim)
-		c.queue.Add(claimKey(claim))
+		c.loop.Add(claimKey(claim))
 	case !deleting && !has:
-		c.queue.Add(claimKey(claim))
+		c.loop.Add(claimKey(claim))
 	}
 }
 
@@ -78,7 +78,7 @@ func (c *Controller) enqueueClaimsOf(pod *v1.Pod) {
 		if err != nil || claim.DeletionTimestamp == nil || !finalizer.Has(claim, Finalizer) {
 			continue
 		}
-		c.queue.Add(claimKey(claim))
+		c.loop.Add(claimKey(claim))
 	}
 }
 

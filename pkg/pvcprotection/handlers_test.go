@@ -95,7 +95,7 @@ func TestClaimEvents(t *testing.T) {
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{deleting(newClaim("x"))}, pods: []*v1.Pod{newPod("p", testNode, "x")}})
 	e.mustSync("x")
 	e.ctrl.onClaimDeleted(cache.DeletedFinalStateUnknown{Key: "ns/x", Obj: deleting(newClaim("x"))})
-	if e.ctrl.hasState("ns/x") {
+	if e.ctrl.hasState(key("x")) {
 		t.Error("the tombstone of a claim must clear its state")
 	}
 }

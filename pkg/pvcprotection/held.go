@@ -5,6 +5,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
 )
 
 // Event reasons on a claim whose deletion this controller holds.
@@ -13,20 +14,26 @@ const (
 	ReasonDeletionReleased = "DeletionReleased"
 )
 
-// claimState is what this process remembers about a claim being deleted.
-// It is only memory: after a restart a claim is simply seen afresh.
+// msgReleased is the message of the DeletionReleased event.
+const msgReleased = "No pod uses the claim any more; deletion continues"
+
+// claimState is what this process remembers about a claim being deleted,
+// besides its hold (c.holds). It is only memory: after a restart a claim is
+// simply seen afresh.
 type claimState struct {
 	uid types.UID
 	// seen is when this process first saw the claim being deleted; a
 	// freshness check must start after it.
 	seen moment
-	// heldBy is the name of the pod the last hold event named (pods that
-	// block a claim are in its namespace); "" when not held.
-	heldBy string
 	// releasedFrom is the version of the claim this process removed the
 	// finalizer from, until the cache shows a newer one: a sync of that
 	// stale copy must not start another freshness check and write.
 	releasedFrom string
+}
+
+// claimKey is the key of claim in the queue and in this memory.
+func claimKey(claim *v1.PersistentVolumeClaim) cache.ObjectName {
+	return cache.MetaObjectToName(claim)
 }
 
 // seenDeleting returns when this process first saw claim being deleted.
@@ -36,21 +43,14 @@ func (c *Controller) seenDeleting(claim *v1.PersistentVolumeClaim) moment {
 	defer c.mu.Unlock()
 	st := c.states[key]
 	if st == nil || st.uid != claim.UID || st.releasedFrom != "" {
-		st = c.startLocked(key, claim)
+		st = &claimState{uid: claim.UID, seen: c.stamps.now()}
+		c.states[key] = st
+		// A hold left from an earlier claim of the same name is over.
+		if _, held := c.holds.HeldBy(key, claim.UID); !held {
+			c.holds.Forget(key)
+		}
 	}
 	return st.seen
-}
-
-// startLocked begins what this process remembers of claim's deletion,
-// replacing anything left from an earlier claim of the same name.
-func (c *Controller) startLocked(key string, claim *v1.PersistentVolumeClaim) *claimState {
-	if old := c.states[key]; old != nil && old.heldBy != "" {
-		c.heldCount--
-		c.metrics.HeldClaims.Set(float64(c.heldCount))
-	}
-	st := &claimState{uid: claim.UID, seen: c.stamps.now()}
-	c.states[key] = st
-	return st
 }
 
 // hold records that pods block claim, with an event when a hold starts or
@@ -58,29 +58,14 @@ func (c *Controller) startLocked(key string, claim *v1.PersistentVolumeClaim) *c
 // and not empty.
 func (c *Controller) hold(claim *v1.PersistentVolumeClaim, blockers []*v1.Pod) {
 	key := claimKey(claim)
-	c.mu.Lock()
-	st := c.states[key]
-	if st == nil || st.uid != claim.UID {
-		// seenDeleting runs first; this only guards a claim replaced
-		// meanwhile.
-		st = c.startLocked(key, claim)
-	}
-	if st.heldBy != "" && blockedBy(blockers, st.heldBy) {
-		c.mu.Unlock()
+	if by, held := c.holds.HeldBy(key, claim.UID); held && blockedBy(blockers, by) {
 		return
 	}
-	if st.heldBy == "" {
-		c.heldCount++
-	}
-	st.heldBy = blockers[0].Name
-	c.metrics.HeldClaims.Set(float64(c.heldCount))
-	c.mu.Unlock()
-
 	msg := "Deletion postponed: the claim is used by pod " + claim.Namespace + "/" + blockers[0].Name
 	if len(blockers) > 1 {
 		msg += fmt.Sprintf(" and %d more", len(blockers)-1)
 	}
-	c.recorder.Event(claim, v1.EventTypeNormal, ReasonDeletionHeld, msg)
+	c.holds.Hold(key, claim.UID, claim, blockers[0].Name, msg)
 }
 
 func blockedBy(blockers []*v1.Pod, pod string) bool {
@@ -99,25 +84,20 @@ func blockedBy(blockers []*v1.Pod, pod string) bool {
 // the hold, before that write returns.
 func (c *Controller) released(claim *v1.PersistentVolumeClaim, removedFrom string, heldBefore bool) {
 	key := claimKey(claim)
-	wasHeld := c.forget(key) || heldBefore
+	c.mu.Lock()
+	delete(c.states, key)
 	if removedFrom != "" {
-		c.mu.Lock()
 		c.states[key] = &claimState{uid: claim.UID, releasedFrom: removedFrom}
-		c.mu.Unlock()
 	}
-	if wasHeld {
-		c.recorder.Event(claim, v1.EventTypeNormal, ReasonDeletionReleased,
-			"No pod uses the claim any more; deletion continues")
-	}
+	c.mu.Unlock()
+	c.holds.Release(key, claim.UID, claim, msgReleased, heldBefore)
 }
 
 // isHeld tells whether this very claim (not an earlier one of its name) is
 // held.
 func (c *Controller) isHeld(claim *v1.PersistentVolumeClaim) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	st := c.states[claimKey(claim)]
-	return st != nil && st.uid == claim.UID && st.heldBy != ""
+	_, held := c.holds.HeldBy(claimKey(claim), claim.UID)
+	return held
 }
 
 // alreadyReleased tells whether claim is the very version this process
@@ -139,24 +119,11 @@ func (c *Controller) dropStaleRelease(claim *v1.PersistentVolumeClaim) {
 	}
 }
 
-// forget drops what this process remembers about a claim and reports
-// whether it was held.
-func (c *Controller) forget(key string) bool {
+// forget drops what this process remembers about a claim, its hold
+// included, without an event: the claim is gone or no longer concerned.
+func (c *Controller) forget(key cache.ObjectName) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	st, ok := c.states[key]
-	if !ok {
-		return false
-	}
 	delete(c.states, key)
-	wasHeld := st.heldBy != ""
-	if wasHeld {
-		c.heldCount--
-		c.metrics.HeldClaims.Set(float64(c.heldCount))
-	}
-	return wasHeld
-}
-
-func claimKey(claim *v1.PersistentVolumeClaim) string {
-	return claim.Namespace + "/" + claim.Name
+	c.mu.Unlock()
+	c.holds.Forget(key)
 }

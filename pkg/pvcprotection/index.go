@@ -25,12 +25,17 @@ func podClaimKeys(obj interface{}) ([]string, error) {
 		if name == "" {
 			continue
 		}
-		key := pod.Namespace + "/" + name
+		key := indexKey(pod.Namespace, name)
 		if !containsString(keys, key) {
 			keys = append(keys, key)
 		}
 	}
 	return keys, nil
+}
+
+// indexKey is the key of podClaimIndex for the claim namespace/name.
+func indexKey(namespace, name string) string {
+	return namespace + "/" + name
 }
 
 // claimNameOf is the claim a pod volume refers to, "" for other volumes.

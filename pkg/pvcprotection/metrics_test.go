@@ -67,28 +67,35 @@ func TestMetricValuesFollowTheWork(t *testing.T) {
 			t.Errorf("%s = %v, want %v", name, got, want)
 		}
 	}
-	for result, want := range map[string]float64{resultCache: 0, resultWatch: 1, resultList: 0} {
-		if got := e.metric("freshness_checks_total", result); got != want {
-			t.Errorf("freshness_checks_total{result=%q} = %v, want %v", result, got, want)
+	if got := e.metric("freshness_checks_total", resultWatch); got != 1 {
+		t.Errorf("freshness_checks_total{result=%q} = %v, want 1", resultWatch, got)
+	}
+	for _, result := range []string{resultCache, resultList} {
+		if !e.notCounted("freshness_checks_total", result) {
+			t.Errorf("freshness_checks_total{result=%q} counted, want not", result)
 		}
 	}
 }
 
-func TestNilMetricsAndRecorderAreFine(t *testing.T) {
+func TestNilMetricsAreFine(t *testing.T) {
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{deleting(newClaim("data"))}, pods: []*v1.Pod{newPod("p", testNode, "data")}})
 	ctrl, err := New(Options{
 		Client: e.client, ClaimInformer: e.factory.Core().V1().PersistentVolumeClaims(),
 		PodInformer: e.factory.Core().V1().Pods(), AllClaims: true,
+		EventRecorder: e.recorder,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctrl.fresh = e.fresh
-	// A hold writes an event and the gauge: both must be safe to drop.
-	if err := ctrl.sync(t.Context(), "ns/data"); err != nil {
+	// A hold sets the gauge of the private metrics.
+	if _, err := ctrl.sync(t.Context(), key("data")); err != nil {
 		t.Fatal(err)
 	}
-	if ctrl.heldCount != 1 {
-		t.Fatalf("held count %d", ctrl.heldCount)
+	if n := ctrl.holds.Len(); n != 1 {
+		t.Fatalf("held claims %d", n)
+	}
+	if ev := e.events(); len(ev) != 1 || !strings.HasPrefix(ev[0], "Normal DeletionHeldByPod ") {
+		t.Errorf("events %q, want the hold", ev)
 	}
 }

@@ -3,10 +3,11 @@ package pvcprotection
 import (
 	"strings"
 	"testing"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/csi-protect/external-provisioner/internal/reconcile"
 )
 
 // The race KCM avoids with a live list: a pod created just before the claim's
@@ -18,7 +19,7 @@ func TestPodMissingFromCacheIsWaitedFor(t *testing.T) {
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{claim}, apiOnly: []*v1.Pod{late}, cacheRV: "10", realFreshness: true})
 	api.install(e.client)
 
-	e.mustSync("data")
+	result := e.mustSync("data")
 	if len(e.patches()) != 0 {
 		t.Fatal("released a claim whose pod the cache has not seen yet")
 	}
@@ -32,14 +33,15 @@ func TestPodMissingFromCacheIsWaitedFor(t *testing.T) {
 	if opts.ResourceVersion != "10" || !opts.AllowWatchBookmarks || opts.TimeoutSeconds == nil || *opts.TimeoutSeconds != 3 {
 		t.Errorf("watch options %+v: want from the cache's version, with bookmarks and a 3s timeout", opts)
 	}
-	// It comes back shortly by itself.
-	eventually(t, "the claim to be requeued", func() bool { return e.ctrl.queue.Len() == 1 })
-	if q := e.queued(); len(q) != 1 || q[0] != "ns/data" {
-		t.Fatalf("queued %v", q)
+	// It asks the loop to bring it back shortly.
+	if result.RequeueAfter != e.ctrl.notReadyDelay {
+		t.Fatalf("sync result %+v, want a requeue after %v", result, e.ctrl.notReadyDelay)
 	}
 
 	// The cache is still behind: wait again, without asking the API server.
-	e.mustSync("data")
+	if result := e.mustSync("data"); result.RequeueAfter != e.ctrl.notReadyDelay {
+		t.Fatalf("sync result %+v, want a requeue after %v", result, e.ctrl.notReadyDelay)
+	}
 	if len(e.patches()) != 0 || api.probes.Load() != 1 || api.watchCalls.Load() != 1 {
 		t.Fatalf("while the cache catches up: %d patches, %d probes, %d watches", len(e.patches()), api.probes.Load(), api.watchCalls.Load())
 	}
@@ -109,7 +111,9 @@ func TestWatchEndingEarlyIsResumed(t *testing.T) {
 		t.Fatal("the cache has not reached 12 yet")
 	}
 	e.ctrl.pods.Bookmark("12")
-	e.mustSync("data")
+	if result := e.mustSync("data"); result != reconcile.Done {
+		t.Fatalf("sync result %+v once the cache caught up, want done", result)
+	}
 	if e.hasFinalizer("data") {
 		t.Fatal("released once the cache reached the last replayed event")
 	}
@@ -146,10 +150,11 @@ func TestCheckStartedBeforeTheDeletionWasSeenIsNotTrusted(t *testing.T) {
 	errs := make(chan error, 2)
 	go func() { errs <- e.sync("a") }()
 	eventually(t, "the first probe", func() bool { return api.probes.Load() == 1 })
-	// b is seen deleting while a's check is on its way.
+	// b is seen deleting while a's check is on its way, and asks for a
+	// check before a's ends.
 	e.ctrl.onClaim(b)
 	go func() { errs <- e.sync("b") }()
-	time.Sleep(20 * time.Millisecond)
+	eventually(t, "b to ask for a check", func() bool { return e.asked.calls.Load() == 2 })
 	close(api.block)
 	for i := 0; i < 2; i++ {
 		if err := <-errs; err != nil {

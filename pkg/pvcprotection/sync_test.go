@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/record"
 )
 
 type patchBody struct {
@@ -116,18 +117,22 @@ func TestUsedClaimIsHeldWithoutFreshnessCheck(t *testing.T) {
 }
 
 func TestConflictIsRetriedQuietly(t *testing.T) {
-	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{deleting(newClaim("data"))}})
+	limiter := instantRetries()
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{deleting(newClaim("data"))}, realLoop: true, limiter: limiter})
 	e.client.PrependReactor("patch", "persistentvolumeclaims", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewConflict(schema.GroupResource{Resource: "persistentvolumeclaims"}, "data", nil)
 	})
-	err := e.sync("data")
-	if !apierrors.IsConflict(err) {
+	// Through the loop, whose default rate limiter this test replaces.
+	e.ctrl.loop.Add(key("data"))
+	e.ctrl.loop.ProcessNext(context.Background())
+	if err := e.synced("data")[0]; !apierrors.IsConflict(err) {
 		t.Fatalf("err = %v, want the conflict", err)
 	}
-	e.ctrl.queue.Add("ns/data")
-	e.ctrl.processNext(context.Background())
-	if n := e.ctrl.queue.NumRequeues("ns/data"); n != 1 {
+	if n := limiter.NumRequeues(key("data")); n != 1 {
 		t.Errorf("requeues = %d, want a rate-limited retry", n)
+	}
+	if n := e.ctrl.loop.Len(); n != 1 {
+		t.Errorf("%d keys queued, want the claim back for its retry", n)
 	}
 	if got := e.metric("finalizers_removed_total"); got != 0 {
 		t.Errorf("a failed write is no removal: %v", got)
@@ -174,12 +179,14 @@ func TestNewValidates(t *testing.T) {
 		PodInformer:   factory.Core().V1().Pods(),
 		ClassLister:   factory.Storage().V1().StorageClasses().Lister(),
 		DriverName:    testDriver,
+		EventRecorder: record.NewFakeRecorder(1),
 	}
 	for name, change := range map[string]func(*Options){
-		"no client":       func(o *Options) { o.Client = nil },
-		"no pod informer": func(o *Options) { o.PodInformer = nil },
-		"no driver":       func(o *Options) { o.DriverName = "" },
-		"no class lister": func(o *Options) { o.ClassLister = nil },
+		"no client":         func(o *Options) { o.Client = nil },
+		"no pod informer":   func(o *Options) { o.PodInformer = nil },
+		"no driver":         func(o *Options) { o.DriverName = "" },
+		"no class lister":   func(o *Options) { o.ClassLister = nil },
+		"no event recorder": func(o *Options) { o.EventRecorder = nil },
 	} {
 		opts := good
 		change(&opts)

@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 )
 
@@ -34,7 +35,7 @@ func BenchmarkSync(b *testing.B) {
 			})
 			factory := informers.NewSharedInformerFactory(client, 0)
 			pvs := factory.Core().V1().PersistentVolumes()
-			c, err := New(Options{Client: client, VolumeInformer: pvs, DriverName: testDriver})
+			c, err := New(Options{Client: client, VolumeInformer: pvs, DriverName: testDriver, EventRecorder: record.NewFakeRecorder(1)})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -45,7 +46,7 @@ func BenchmarkSync(b *testing.B) {
 			}
 			ctx := klog.NewContext(context.Background(), logr.Discard())
 			// Check once that the sync does what the name says.
-			if err := c.sync(ctx, "pv"); err != nil {
+			if _, err := c.sync(ctx, "pv"); err != nil {
 				b.Fatal(err)
 			}
 			if got := len(client.Actions()); got != bc.patches {
@@ -54,7 +55,7 @@ func BenchmarkSync(b *testing.B) {
 			b.ReportAllocs()
 			n := 0
 			for b.Loop() {
-				if err := c.sync(ctx, "pv"); err != nil {
+				if _, err := c.sync(ctx, "pv"); err != nil {
 					b.Fatal(err)
 				}
 				// Not len(client.Actions()): it copies every recorded

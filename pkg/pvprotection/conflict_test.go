@@ -4,14 +4,12 @@ import (
 	"errors"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	k8stesting "k8s.io/client-go/testing"
-	"k8s.io/client-go/util/workqueue"
 )
 
 var pvResource = schema.GroupResource{Resource: "persistentvolumes"}
@@ -29,36 +27,36 @@ func failPatches(e *env, n int32, err func() error) {
 	})
 }
 
-func fastRetries() workqueue.TypedRateLimiter[string] {
-	return workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Millisecond, 10*time.Millisecond)
-}
-
 func conflict() error {
 	return apierrors.NewConflict(pvResource, "pv", nil)
 }
 
 func TestConflictRequeuesWithoutErrorLog(t *testing.T) {
+	limiter := instantRetries()
 	e := newEnv(t, setup{
 		volumes: []*v1.PersistentVolume{newPV("pv", protected, deleting, phase(v1.VolumeReleased))},
-		limiter: fastRetries(),
+		limiter: limiter,
 	})
 	failPatches(e, 3, conflict)
-	e.ctrl.queue.Add("pv")
+	e.ctrl.loop.Add("pv")
 	for i := 1; i <= 3; i++ {
-		e.ctrl.processNext(e.ctx)
-		if got := e.ctrl.queue.NumRequeues("pv"); got != i {
+		e.ctrl.loop.ProcessNext(e.ctx)
+		if err := e.synced("pv")[i-1]; !apierrors.IsConflict(err) {
+			t.Fatalf("sync %d: %v, want the conflict", i, err)
+		}
+		if got := limiter.NumRequeues("pv"); got != i {
 			t.Fatalf("after conflict %d: requeues = %d, want %d", i, got, i)
 		}
 		if !hasFinalizer(e.pv(t, "pv")) {
 			t.Fatal("finalizer gone although the patch failed")
 		}
 	}
-	// The rate-limited retry comes back by itself, and now goes through.
-	e.ctrl.processNext(e.ctx)
+	// The rate-limited retry is queued again by itself, and now goes through.
+	e.ctrl.loop.ProcessNext(e.ctx)
 	if hasFinalizer(e.pv(t, "pv")) {
 		t.Fatal("finalizer still there after the retry")
 	}
-	if got := e.ctrl.queue.NumRequeues("pv"); got != 0 {
+	if got := limiter.NumRequeues("pv"); got != 0 {
 		t.Errorf("requeues = %d after success, want 0 (forgotten)", got)
 	}
 	if got := e.patches(); got != 4 {
@@ -75,24 +73,25 @@ func TestConflictRequeuesWithoutErrorLog(t *testing.T) {
 // The counterpart: a failure that is not a conflict is worth an error, so
 // the check above can see one.
 func TestOtherFailureIsLoggedAsError(t *testing.T) {
-	e := newEnv(t, setup{volumes: []*v1.PersistentVolume{newPV("pv")}, limiter: fastRetries()})
+	limiter := instantRetries()
+	e := newEnv(t, setup{volumes: []*v1.PersistentVolume{newPV("pv")}, limiter: limiter})
 	failPatches(e, 1, func() error { return apierrors.NewInternalError(errors.New("etcd unavailable")) })
-	e.ctrl.queue.Add("pv")
-	e.ctrl.processNext(e.ctx)
-	if got := e.ctrl.queue.NumRequeues("pv"); got != 1 {
+	e.ctrl.loop.Add("pv")
+	e.ctrl.loop.ProcessNext(e.ctx)
+	if got := limiter.NumRequeues("pv"); got != 1 {
 		t.Fatalf("requeues = %d, want 1", got)
 	}
 	if logs := e.errorLogs(); len(logs) != 1 {
 		t.Fatalf("error logs = %v, want one", logs)
 	}
-	e.ctrl.processNext(e.ctx)
+	e.ctrl.loop.ProcessNext(e.ctx)
 	if !hasFinalizer(e.pv(t, "pv")) {
 		t.Fatal("finalizer not added on the retry")
 	}
 }
 
 func TestConflictWhileRunningIsRetried(t *testing.T) {
-	e := newEnv(t, setup{volumes: []*v1.PersistentVolume{newPV("pv")}, limiter: fastRetries()})
+	e := newEnv(t, setup{volumes: []*v1.PersistentVolume{newPV("pv")}, limiter: instantRetries()})
 	failPatches(e, 5, conflict)
 	e.run(t)
 	eventually(t, "the finalizer", func() bool { return hasFinalizer(e.pv(t, "pv")) })

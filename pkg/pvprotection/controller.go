@@ -3,13 +3,7 @@ package pvprotection
 import (
 	"context"
 	"errors"
-	"sync"
-	"time"
 
-	v1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
@@ -18,6 +12,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 
+	"github.com/csi-protect/external-provisioner/internal/reconcile"
 	"github.com/csi-protect/external-provisioner/pkg/finalizer"
 )
 
@@ -35,32 +30,33 @@ type Options struct {
 	DriverName string
 	// AllVolumes makes every PV in scope, whatever its driver.
 	AllVolumes bool
-	// EventRecorder receives the hold and release events; nil drops them.
+	// EventRecorder receives the hold and release events. Required.
 	EventRecorder record.EventRecorder
 	// Metrics receive the controller's metrics; nil keeps a private,
 	// unregistered set.
 	Metrics *Metrics
-	// RateLimiter paces retries of a failed sync; nil is exponential from
-	// 1s to 5m.
+	// RateLimiter paces retries of a failed sync; nil is the reconcile
+	// loop's default.
 	RateLimiter workqueue.TypedRateLimiter[string]
+	// Processed, if set, is told of every sync of a PV (for tests).
+	Processed func(name string, result reconcile.Result, err error)
 }
 
 // Controller adds the pv-protection finalizer to the PVs in its scope and
-// removes it from those being deleted once no claim is bound to them.
+// removes it from those being deleted once no claim is bound to them. Its
+// keys are PV names.
 type Controller struct {
 	client     kubernetes.Interface
+	target     finalizer.Target
 	volumes    corelisters.PersistentVolumeLister
 	synced     cache.InformerSynced
 	driverName string
 	allVolumes bool
-	recorder   record.EventRecorder
 	metrics    *Metrics
-	queue      workqueue.TypedRateLimitingInterface[string]
-
-	// held maps the PVs reported as held to the claim that holds them, so
-	// a hold is announced once and its end is announced at all.
-	heldMu sync.Mutex
-	held   map[string]holder
+	// holds are the PVs reported as held, with the claim that holds them,
+	// so a hold is announced once and its end is announced at all.
+	holds *finalizer.Holds[string]
+	loop  *reconcile.Loop[string]
 }
 
 // New checks opts and registers the event handlers on the PV informer; call
@@ -73,15 +69,8 @@ func New(opts Options) (*Controller, error) {
 		return nil, errors.New("pv protection controller needs a PersistentVolume informer")
 	case opts.DriverName == "" && !opts.AllVolumes:
 		return nil, errors.New("pv protection controller needs a driver name, or AllVolumes")
-	}
-	limiter := opts.RateLimiter
-	if limiter == nil {
-		limiter = workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, 5*time.Minute)
-	}
-	recorder := opts.EventRecorder
-	if recorder == nil {
-		// A FakeRecorder without a channel discards what it is given.
-		recorder = &record.FakeRecorder{}
+	case opts.EventRecorder == nil:
+		return nil, errors.New("pv protection controller needs an event recorder")
 	}
 	m := opts.Metrics
 	if m == nil {
@@ -90,16 +79,28 @@ func New(opts Options) (*Controller, error) {
 	informer := opts.VolumeInformer.Informer()
 	c := &Controller{
 		client:     opts.Client,
+		target:     finalizer.PersistentVolumes(opts.Client),
 		volumes:    opts.VolumeInformer.Lister(),
 		synced:     informer.HasSynced,
 		driverName: opts.DriverName,
 		allVolumes: opts.AllVolumes,
-		recorder:   recorder,
 		metrics:    m,
-		held:       map[string]holder{},
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(limiter,
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "pv-protection"}),
+		holds: finalizer.NewHolds[string](finalizer.HoldsOptions{
+			Gauge: m.HeldVolumes, Recorder: opts.EventRecorder,
+			HeldReason: ReasonDeletionHeld, ReleasedReason: ReasonDeletionReleased,
+		}),
 	}
+	loop, err := reconcile.New(reconcile.Options[string]{
+		Name:        "pv-protection",
+		Sync:        c.sync,
+		LogValues:   func(name string) []any { return []any{"PV", klog.KRef("", name)} },
+		RateLimiter: opts.RateLimiter,
+		Processed:   opts.Processed,
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.loop = loop
 	if _, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.onAdd,
 		UpdateFunc: c.onUpdate,
@@ -110,106 +111,8 @@ func New(opts Options) (*Controller, error) {
 	return c, nil
 }
 
-// inScope tells whether the controller may write pv.
-func (c *Controller) inScope(pv *v1.PersistentVolume) bool {
-	return c.allVolumes || (pv.Spec.CSI != nil && pv.Spec.CSI.Driver == c.driverName)
-}
-
-// needsSync tells whether pv's finalizer is not what it should be at rest:
-// missing on a live PV, or present on one being deleted.
-func (c *Controller) needsSync(pv *v1.PersistentVolume) bool {
-	if !c.inScope(pv) {
-		return false
-	}
-	return finalizer.Has(pv, Finalizer) == (pv.DeletionTimestamp != nil)
-}
-
-func (c *Controller) onAdd(obj interface{}) {
-	if pv, ok := obj.(*v1.PersistentVolume); ok && c.needsSync(pv) {
-		c.queue.Add(pv.Name)
-	}
-}
-
-func (c *Controller) onUpdate(oldObj, newObj interface{}) {
-	pv, ok := newObj.(*v1.PersistentVolume)
-	if !ok {
-		return
-	}
-	old, _ := oldObj.(*v1.PersistentVolume)
-	switch {
-	case c.needsSync(pv):
-	case c.inScope(pv) && pv.DeletionTimestamp != nil && old != nil && old.Status.Phase != pv.Status.Phase:
-		// A deleting PV leaving Bound is the moment it may go.
-	case c.isHeld(pv.Name):
-		// Someone else, kube-controller-manager say, removed the finalizer:
-		// the hold must still end.
-	default:
-		return
-	}
-	c.queue.Add(pv.Name)
-}
-
-// onDelete lets sync forget a held PV that is gone.
-func (c *Controller) onDelete(obj interface{}) {
-	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tombstone.Obj
-	}
-	if pv, ok := obj.(*v1.PersistentVolume); ok && c.isHeld(pv.Name) {
-		c.queue.Add(pv.Name)
-	}
-}
-
-// Run waits for the informer cache, then runs workers until ctx ends. It
-// shuts the queue down and waits for the workers before it returns.
+// Run waits for the informer cache, then syncs PVs with workers until ctx
+// ends. It shuts the queue down and waits for the workers before it returns.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	defer utilruntime.HandleCrash()
-	logger := klog.FromContext(ctx).WithName("pv-protection")
-	ctx = klog.NewContext(ctx, logger)
-	if workers < 1 {
-		workers = 1
-	}
-	logger.Info("Starting PV protection controller", "driver", c.driverName, "allVolumes", c.allVolumes, "workers", workers)
-	var wg sync.WaitGroup
-	defer func() {
-		c.queue.ShutDown()
-		wg.Wait()
-		logger.Info("Stopped PV protection controller")
-	}()
-	if !cache.WaitForNamedCacheSyncWithContext(ctx, c.synced) {
-		return
-	}
-	for range workers {
-		wg.Go(func() { wait.UntilWithContext(ctx, c.worker, time.Second) })
-	}
-	<-ctx.Done()
-}
-
-func (c *Controller) worker(ctx context.Context) {
-	for c.processNext(ctx) {
-	}
-}
-
-// processNext syncs one PV off the queue; false means the queue is shut
-// down.
-func (c *Controller) processNext(ctx context.Context) bool {
-	name, quit := c.queue.Get()
-	if quit {
-		return false
-	}
-	defer c.queue.Done(name)
-	logger := klog.LoggerWithValues(klog.FromContext(ctx), "PV", klog.KRef("", name))
-	err := c.sync(klog.NewContext(ctx, logger), name)
-	switch {
-	case err == nil:
-		c.queue.Forget(name)
-	case apierrors.IsConflict(err):
-		// The PV changed under the patch; the informer is bringing the new
-		// version and the retry decides on it. Routine, not an error.
-		logger.V(4).Info("PV changed during sync, will retry", "err", err)
-		c.queue.AddRateLimited(name)
-	default:
-		logger.Error(err, "PV protection sync failed, will retry")
-		c.queue.AddRateLimited(name)
-	}
-	return true
+	c.loop.Run(ctx, workers, c.synced)
 }

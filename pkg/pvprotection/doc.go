@@ -28,8 +28,12 @@
 //     from the newer copy. A patch also cannot drop fields this binary's
 //     API types do not know about, which an Update of a cached copy can.
 //
-// Everything the controller decides comes from the informer cache and the
-// API server, so it is safe to restart at any point. The only memory it
-// keeps is which PVs it has reported as held, so the events are not repeated
-// on every sync; after a restart a held PV is reported once more.
+// The controller is a reconcile.Loop keyed by PV name: the informer's
+// handlers queue a PV whose finalizer is not what it should be (or that is
+// held), and sync decides from the informer cache alone. A 409 Conflict is
+// retried quietly from the newer copy. Everything it decides comes from the
+// cache and the API server, so it is safe to restart at any point. The only
+// memory it keeps is which PVs it has reported as held (a finalizer.Holds,
+// which also keeps the gauge), so the events are not repeated on every sync;
+// after a restart a held PV is reported once more.
 package pvprotection

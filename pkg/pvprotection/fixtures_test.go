@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
 
+	"github.com/csi-protect/external-provisioner/internal/reconcile"
 	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
@@ -80,6 +82,13 @@ type setup struct {
 	limiter workqueue.TypedRateLimiter[string]
 }
 
+// instantRetries retries at once, so a test stepping the loop gets the
+// retried key back without waiting; NumRequeues counts the retries of a key
+// since it was last synced without error.
+func instantRetries() workqueue.TypedRateLimiter[string] {
+	return workqueue.NewTypedItemExponentialFailureRateLimiter[string](0, 0)
+}
+
 // env is a controller over started informers of a fake clientset. Tests
 // either call sync themselves or start the workers with run.
 type env struct {
@@ -92,6 +101,10 @@ type env struct {
 	// store is the informer's, for writing to the cache as the
 	// provisioning library does.
 	store cache.Store
+	// syncs are the outcomes of the loop's syncs, by PV name, as the
+	// Processed hook reports them.
+	mu    sync.Mutex
+	syncs map[string][]error
 }
 
 func newEnv(t *testing.T, s setup) *env {
@@ -110,6 +123,8 @@ func newEnv(t *testing.T, s setup) *env {
 	registry.MustRegister(m.Registerables()...)
 	factory := informers.NewSharedInformerFactory(client, 0)
 	recorder := record.NewFakeRecorder(100)
+	e := &env{client: client, recorder: recorder, registry: registry, ctx: ctx, syncs: map[string][]error{},
+		store: factory.Core().V1().PersistentVolumes().Informer().GetStore()}
 	ctrl, err := New(Options{
 		Client:         client,
 		VolumeInformer: factory.Core().V1().PersistentVolumes(),
@@ -118,6 +133,7 @@ func newEnv(t *testing.T, s setup) *env {
 		EventRecorder:  recorder,
 		Metrics:        m,
 		RateLimiter:    s.limiter,
+		Processed:      e.processed,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -126,10 +142,10 @@ func newEnv(t *testing.T, s setup) *env {
 	factory.WaitForCacheSync(ctx.Done())
 	t.Cleanup(func() {
 		cancel()
+		ctrl.loop.ShutDown()
 		factory.Shutdown()
 	})
-	e := &env{client: client, ctrl: ctrl, recorder: recorder, registry: registry, ctx: ctx,
-		store: factory.Core().V1().PersistentVolumes().Informer().GetStore()}
+	e.ctrl = ctrl
 	e.logs = logger.GetSink().(ktesting.Underlier).GetBuffer()
 	return e
 }
@@ -148,6 +164,31 @@ func (e *env) run(t *testing.T) {
 			t.Error("Run did not return after its context ended")
 		}
 	})
+}
+
+func (e *env) processed(name string, _ reconcile.Result, err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.syncs[name] = append(e.syncs[name], err)
+}
+
+// synced returns the outcomes of the loop's syncs of name so far.
+func (e *env) synced(name string) []error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.syncs[name])
+}
+
+// waitSyncs waits until the loop has synced name more than after times,
+// and returns the outcome of the sync after the first after.
+func (e *env) waitSyncs(t *testing.T, name string, after int) error {
+	t.Helper()
+	var outcomes []error
+	eventually(t, "another sync of "+name, func() bool {
+		outcomes = e.synced(name)
+		return len(outcomes) > after
+	})
+	return outcomes[after]
 }
 
 // pv reads a PV from the fake API server.
@@ -179,7 +220,18 @@ func (e *env) sync(t *testing.T, name string) error {
 	t.Helper()
 	want := e.pv(t, name).Finalizers
 	e.waitCached(t, name, func(c *v1.PersistentVolume) bool { return slices.Equal(c.Finalizers, want) })
-	return e.ctrl.sync(e.ctx, name)
+	return e.syncNow(t, name)
+}
+
+// syncNow runs one sync of name on whatever the cache has, and checks that
+// it asks for nothing but events.
+func (e *env) syncNow(t *testing.T, name string) error {
+	t.Helper()
+	result, err := e.ctrl.sync(e.ctx, name)
+	if result != reconcile.Done {
+		t.Errorf("sync of %s asked for %+v; PV protection only waits for events", name, result)
+	}
+	return err
 }
 
 func (e *env) waitCached(t *testing.T, name string, cond func(*v1.PersistentVolume) bool) {

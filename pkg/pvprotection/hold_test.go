@@ -51,13 +51,13 @@ func TestHoldIsReportedAgainForAnotherClaim(t *testing.T) {
 func TestReleasedPVLosesFinalizer(t *testing.T) {
 	e := newEnv(t, setup{volumes: []*v1.PersistentVolume{newPV("pv", protected, deleting, boundTo("ns", "db"))}})
 	e.run(t)
-	eventually(t, "the hold event", func() bool { return e.ctrl.isHeld("pv") })
+	eventually(t, "the hold event", func() bool { return e.ctrl.holds.IsHeld("pv") })
 	if !hasFinalizer(e.pv(t, "pv")) {
 		t.Fatal("finalizer removed while Bound")
 	}
 	e.update(t, "pv", phase(v1.VolumeReleased))
 	eventually(t, "the finalizer to go", func() bool { return !hasFinalizer(e.pv(t, "pv")) })
-	eventually(t, "the release to be recorded", func() bool { return !e.ctrl.isHeld("pv") })
+	eventually(t, "the release to be recorded", func() bool { return !e.ctrl.holds.IsHeld("pv") })
 	events := e.events()
 	if len(withReason(events, ReasonDeletionHeld)) != 1 || len(withReason(events, ReasonDeletionReleased)) != 1 || len(events) != 2 {
 		t.Fatalf("events = %v, want one %s then one %s", events, ReasonDeletionHeld, ReasonDeletionReleased)
@@ -115,9 +115,9 @@ func TestHoldEndsWhenFinalizerRemovedElsewhere(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			e := newEnv(t, setup{volumes: []*v1.PersistentVolume{newPV("pv", protected, deleting, boundTo("ns", "db"))}})
 			e.run(t)
-			eventually(t, "the hold", func() bool { return e.ctrl.isHeld("pv") })
+			eventually(t, "the hold", func() bool { return e.ctrl.holds.IsHeld("pv") })
 			e.update(t, "pv", change)
-			eventually(t, "the hold to end", func() bool { return !e.ctrl.isHeld("pv") })
+			eventually(t, "the hold to end", func() bool { return !e.ctrl.holds.IsHeld("pv") })
 			if got := e.patches(); got != 0 {
 				t.Errorf("patches = %d, want none: the finalizer was already gone", got)
 			}
@@ -128,5 +128,37 @@ func TestHoldEndsWhenFinalizerRemovedElsewhere(t *testing.T) {
 				t.Errorf("held_volumes = %v, want 0", got)
 			}
 		})
+	}
+}
+
+// A held PV that changes otherwise is looked at again, and stays held
+// without a second event. The check runs after the sync that update caused,
+// which the loop's Processed hook reports.
+func TestHeldPVStaysHeldThroughAnUpdate(t *testing.T) {
+	e := newEnv(t, setup{volumes: []*v1.PersistentVolume{newPV("pv", protected, deleting, boundTo("ns", "db"))}})
+	e.run(t)
+	// The informer's add is the only event so far: one sync, which holds.
+	if err := e.waitSyncs(t, "pv", 0); err != nil {
+		t.Fatal(err)
+	}
+	if !e.ctrl.holds.IsHeld("pv") {
+		t.Fatal("a Bound PV being deleted is not held")
+	}
+	e.update(t, "pv", func(pv *v1.PersistentVolume) { pv.Annotations = map[string]string{"example.com/touched": "yes"} })
+	if err := e.waitSyncs(t, "pv", 1); err != nil {
+		t.Fatal(err)
+	}
+	if !e.ctrl.holds.IsHeld("pv") || !hasFinalizer(e.pv(t, "pv")) {
+		t.Fatal("the PV is still Bound and must stay held")
+	}
+	events := e.events()
+	if len(events) != 1 || len(withReason(events, ReasonDeletionHeld)) != 1 {
+		t.Errorf("events = %v, want the one %s", events, ReasonDeletionHeld)
+	}
+	if got := e.patches(); got != 0 {
+		t.Errorf("patches = %d; a held PV must not be written", got)
+	}
+	if got := e.metric(t, "held_volumes"); got != 1 {
+		t.Errorf("held_volumes = %v, want 1", got)
 	}
 }

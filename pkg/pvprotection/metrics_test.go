@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/component-base/metrics/legacyregistry"
 )
 
@@ -45,7 +46,8 @@ func TestMetrics(t *testing.T) {
 func TestNilMetricsStayPrivate(t *testing.T) {
 	client := fake.NewClientset(newPV("pv"))
 	factory := informers.NewSharedInformerFactory(client, 0)
-	c, err := New(Options{Client: client, VolumeInformer: factory.Core().V1().PersistentVolumes(), DriverName: testDriver})
+	c, err := New(Options{Client: client, VolumeInformer: factory.Core().V1().PersistentVolumes(),
+		DriverName: testDriver, EventRecorder: record.NewFakeRecorder(1)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +55,7 @@ func TestNilMetricsStayPrivate(t *testing.T) {
 	defer cancel()
 	factory.Start(ctx.Done())
 	factory.WaitForCacheSync(ctx.Done())
-	if err := c.sync(ctx, "pv"); err != nil {
+	if _, err := c.sync(ctx, "pv"); err != nil {
 		t.Fatal(err)
 	}
 	families, err := legacyregistry.DefaultGatherer.Gather()

@@ -65,7 +65,7 @@ func TestOutOfScopePVsAreNeverWritten(t *testing.T) {
 	e.run(t)
 	eventually(t, "the finalizer on ours", func() bool { return hasFinalizer(e.pv(t, "ours")) })
 	for _, name := range []string{"other-add", "other-remove", "intree-add", "intree-remove"} {
-		if err := e.ctrl.sync(e.ctx, name); err != nil {
+		if err := e.syncNow(t, name); err != nil {
 			t.Fatalf("sync %s: %v", name, err)
 		}
 	}

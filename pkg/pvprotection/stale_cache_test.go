@@ -20,7 +20,7 @@ func TestPVCachedWithoutVersionGetsFinalizerFromTheStoredOne(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if err := e.ctrl.sync(e.ctx, "pv"); err != nil {
+	if err := e.syncNow(t, "pv"); err != nil {
 		t.Fatalf("sync: %v", err)
 	}
 	gets := 0
@@ -47,10 +47,10 @@ func TestReleaseIsToldWhenTheDeletionOvertakesThePatch(t *testing.T) {
 	e.update(t, "pv", phase(v1.VolumeReleased))
 	e.waitCached(t, "pv", func(pv *v1.PersistentVolume) bool { return pv.Status.Phase == v1.VolumeReleased })
 	e.client.PrependReactor("patch", "persistentvolumes", func(clienttesting.Action) (bool, runtime.Object, error) {
-		e.ctrl.forget("pv") // what the delete handler does
+		e.ctrl.holds.Forget("pv") // what a sync after the PV's deletion event does
 		return false, nil, nil
 	})
-	if err := e.ctrl.sync(e.ctx, "pv"); err != nil {
+	if err := e.syncNow(t, "pv"); err != nil {
 		t.Fatal(err)
 	}
 	if got := withReason(e.events(), ReasonDeletionReleased); len(got) != 1 {

@@ -7,31 +7,36 @@ import (
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
+	"github.com/csi-protect/external-provisioner/internal/reconcile"
 	"github.com/csi-protect/external-provisioner/pkg/finalizer"
 )
 
 // sync brings the finalizer of PV name to what its cached state calls for.
 // It decides from the cache alone and writes with a resourceVersion
-// precondition, so running it again, or after a restart, is harmless.
-func (c *Controller) sync(ctx context.Context, name string) error {
+// precondition, so running it again, or after a restart, is harmless. Its
+// decisions depend on events only, never on time.
+func (c *Controller) sync(ctx context.Context, name string) (reconcile.Result, error) {
+	return reconcile.Done, c.syncVolume(ctx, name)
+}
+
+func (c *Controller) syncVolume(ctx context.Context, name string) error {
 	pv, err := c.volumes.Get(name)
 	if apierrors.IsNotFound(err) {
-		c.forget(name)
+		c.holds.Forget(name)
 		return nil
 	}
 	if err != nil {
 		return err
 	}
 	if !c.inScope(pv) {
-		c.forget(name)
+		c.holds.Forget(name)
 		return nil
 	}
 	if pv.DeletionTimestamp == nil {
 		// Also drops the hold of an earlier PV of the same name.
-		c.forget(name)
+		c.holds.Forget(name)
 		return c.addFinalizer(ctx, pv)
 	}
 	if !finalizer.Has(pv, Finalizer) {
@@ -69,15 +74,12 @@ func (c *Controller) addFinalizer(ctx context.Context, pv *v1.PersistentVolume) 
 		}
 		pv = live
 	}
-	patch, err := finalizer.AddPatch(pv, Finalizer)
-	if err != nil || patch == nil {
-		return err
+	wrote, err := finalizer.Add(ctx, c.target, pv, Finalizer)
+	if apierrors.IsNotFound(err) {
+		return nil
 	}
-	if err := c.patch(ctx, pv.Name, patch); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		return fmt.Errorf("add finalizer %s: %w", Finalizer, err)
+	if err != nil || !wrote {
+		return err
 	}
 	c.metrics.FinalizersAdded.Inc()
 	klog.FromContext(ctx).V(2).Info("Added PV protection finalizer")
@@ -88,25 +90,17 @@ func (c *Controller) addFinalizer(ctx context.Context, pv *v1.PersistentVolume) 
 // valid on the version the decision was made on: if the PV was bound since,
 // it fails with a conflict and the next sync keeps the finalizer.
 func (c *Controller) removeFinalizer(ctx context.Context, pv *v1.PersistentVolume) error {
-	patch, err := finalizer.RemovePatch(pv, Finalizer)
-	if err != nil || patch == nil {
-		return err
-	}
 	wasHeld := c.heldAs(pv) // see release
-	if err := c.patch(ctx, pv.Name, patch); err != nil {
-		if apierrors.IsNotFound(err) {
-			c.forget(pv.Name)
-			return nil
-		}
-		return fmt.Errorf("remove finalizer %s: %w", Finalizer, err)
+	wrote, err := finalizer.Remove(ctx, c.target, pv, Finalizer)
+	if apierrors.IsNotFound(err) {
+		c.holds.Forget(pv.Name)
+		return nil
+	}
+	if err != nil || !wrote {
+		return err
 	}
 	c.metrics.FinalizersRemoved.Inc()
 	klog.FromContext(ctx).V(2).Info("Removed PV protection finalizer", "phase", pv.Status.Phase)
 	c.release(pv, msgUnbound, wasHeld)
 	return nil
-}
-
-func (c *Controller) patch(ctx context.Context, name string, patch []byte) error {
-	_, err := c.client.CoreV1().PersistentVolumes().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
-	return err
 }
