@@ -23,5 +23,12 @@ if ! diff -r vendor "$tmp/vendor" >/dev/null; then
 	echo "vendor/ is out of date: run 'go mod vendor' and commit"; status=1
 fi
 
+# test/bench (make bench) is a module of its own, not vendored, so that
+# gonum/plot stays out of the sidecar's go.mod and vendor/.
+(cd test/bench && go vet ./...) || status=1
+if ! (cd test/bench && go mod tidy -diff); then
+	echo "test/bench/go.mod/go.sum are not tidy: run 'go mod tidy' in test/bench"; status=1
+fi
+
 if [ $status -eq 0 ]; then echo "verify: ok"; fi
 exit $status

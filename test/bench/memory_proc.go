@@ -84,7 +84,7 @@ type goMemory struct {
 }
 
 func scrapeGoMemory(ctx context.Context, url string) (goMemory, error) {
-	body, err := scrape(ctx, url)
+	m, err := scrape(ctx, url)
 	if err != nil {
 		return goMemory{}, err
 	}
@@ -97,7 +97,7 @@ func scrapeGoMemory(ctx context.Context, url string) (goMemory, error) {
 		{"go_memstats_heap_inuse_bytes", &g.HeapInuse},
 		{"go_memstats_sys_bytes", &g.Sys},
 	} {
-		v, err := metricValue(body, f.name)
+		v, err := m.value(f.name)
 		if err != nil {
 			return g, err
 		}
@@ -106,16 +106,18 @@ func scrapeGoMemory(ctx context.Context, url string) (goMemory, error) {
 	return g, nil
 }
 
-// queueDepth is the sum of the sidecar's work queue depths.
+// queueDepth is the sum of the sidecar's work queue depths. A scrape
+// without workqueue_depth is an error, not an idle sidecar.
 func queueDepth(ctx context.Context, url string) (float64, error) {
-	body, err := scrape(ctx, url)
+	m, err := scrape(ctx, url)
 	if err != nil {
 		return 0, err
 	}
-	return sumSamples(body, "workqueue_depth")
+	return m.sum("workqueue_depth", nil)
 }
 
-func scrape(ctx context.Context, url string) ([]byte, error) {
+// scrape reads a /metrics endpoint in the Prometheus text format.
+func scrape(ctx context.Context, url string) (metrics, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
@@ -130,7 +132,11 @@ func scrape(ctx context.Context, url string) ([]byte, error) {
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
 	}
-	return io.ReadAll(resp.Body)
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	return parseMetrics(body)
 }
 
 const (

@@ -71,22 +71,41 @@ func TestReadProcMemoryOfThisProcess(t *testing.T) {
 }
 
 func TestMetricValue(t *testing.T) {
-	text := []byte(`# HELP go_memstats_heap_inuse_bytes Number of heap bytes that are in use.
+	m, err := parseMetrics([]byte(`# HELP go_memstats_heap_inuse_bytes Number of heap bytes that are in use.
 # TYPE go_memstats_heap_inuse_bytes gauge
 go_memstats_heap_inuse_bytes 1.03686144e+08
 go_memstats_heap_inuse_bytes_total 7
+# HELP workqueue_depth [ALPHA] Current depth of workqueue
+# TYPE workqueue_depth gauge
 workqueue_depth{name="claims"} 3
 workqueue_depth{name="volumes"} 0
 workqueue_depth{name="pv-protection"} 2
-`)
-	if v, err := metricValue(text, "go_memstats_heap_inuse_bytes"); err != nil || v != 103686144 {
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := m.value("go_memstats_heap_inuse_bytes"); err != nil || v != 103686144 {
 		t.Errorf("heap in use = %v, %v; want 103686144", v, err)
 	}
-	if _, err := metricValue(text, "go_memstats_sys_bytes"); err == nil {
+	if _, err := m.value("go_memstats_sys_bytes"); err == nil {
 		t.Error("a missing metric: want an error")
 	}
-	if v, err := sumSamples(text, "workqueue_depth"); err != nil || v != 5 {
+	if v, err := m.sum("workqueue_depth", nil); err != nil || v != 5 {
 		t.Errorf("queue depth = %v, %v; want 5", v, err)
+	}
+	if v, err := m.sum("workqueue_depth", map[string]string{"name": "claims"}); err != nil || v != 3 {
+		t.Errorf("depth of the claims queue = %v, %v; want 3", v, err)
+	}
+}
+
+// A sidecar whose scrape lacks workqueue_depth is not idle.
+func TestQueueDepthWithoutTheMetricIsAnError(t *testing.T) {
+	m, err := parseMetrics([]byte("go_goroutines 12\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := m.sum("workqueue_depth", nil); err == nil {
+		t.Errorf("queue depth = %v; want an error", v)
 	}
 }
 

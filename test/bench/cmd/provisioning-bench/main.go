@@ -70,8 +70,8 @@ func main() {
 	flag.IntVar(&cfg.claims, "claims", 0, "provisioning: run this one size with the tuned client limits instead of the matrix of sizes")
 	flag.IntVar(&cfg.runs, "runs", 0, "runs per configuration of every benchmark (default: each benchmark's own)")
 	flag.StringVar(&cfg.outDir, "out-dir", "_output/bench", "folder for report.md, the plots, each benchmark's report and results.json; relative to the repository root")
-	flag.StringVar(&cfg.binDir, "bin-dir", "", "folder with csi-provisioner and mock-csi-driver (default: $"+framework.BinDirEnv+" or bin/)")
-	flag.StringVar(&cfg.cpDir, "control-plane-dir", "", "folder with etcd, kube-apiserver and kube-controller-manager (default: $"+framework.ControlPlaneDirEnv+" or _output/control-plane)")
+	flag.StringVar(&cfg.binDir, "bin-dir", "", "folder with csi-provisioner and mock-csi-driver, relative to the repository root (default: $"+framework.BinDirEnv+" or bin/)")
+	flag.StringVar(&cfg.cpDir, "control-plane-dir", "", "folder with etcd, kube-apiserver and kube-controller-manager, relative to the repository root (default: $"+framework.ControlPlaneDirEnv+" or _output/control-plane)")
 	flag.BoolVar(&cfg.keepWork, "keep-work-dirs", false, "keep every run's work folder (logs, audit log); a failed run's is always kept")
 	flag.Var(&cfg.sidecarArgs, "sidecar-arg", "a csi-provisioner flag for every configuration, replacing a default of the same name, e.g. --sidecar-arg=--kube-api-qps=1000 (repeatable)")
 	flag.Var(&cfg.kcmArgs, "kcm-arg", "a kube-controller-manager flag, replacing a default of the same name (repeatable)")
@@ -118,6 +118,16 @@ func (c config) scenarios() []bench.Scenario {
 
 func run(cfg config) int {
 	defer klog.Flush()
+	// The program runs in test/bench, its own module; the folders on its
+	// command line are the repository's, as $BIN_DIR and
+	// $CONTROL_PLANE_DIR are.
+	for _, dir := range []*string{&cfg.binDir, &cfg.cpDir} {
+		var err error
+		if *dir, err = fromRoot(*dir); err != nil {
+			fmt.Fprintf(os.Stderr, "provisioning-bench: %v\n", err)
+			return 1
+		}
+	}
 	opts := cfg.options()
 	timeout := cfg.timeout
 	if timeout <= 0 {
@@ -243,14 +253,24 @@ func invocation() bench.Invocation {
 }
 
 func resolveOutDir(dir string) (string, error) {
-	if !filepath.IsAbs(dir) {
-		root, err := framework.RepoRoot()
-		if err != nil {
-			return "", err
-		}
-		dir = filepath.Join(root, dir)
+	dir, err := fromRoot(dir)
+	if err != nil {
+		return "", err
 	}
 	return dir, os.MkdirAll(dir, 0o755)
+}
+
+// fromRoot makes a relative folder relative to the repository root rather
+// than to the working directory; "" stays "" (the default).
+func fromRoot(dir string) (string, error) {
+	if dir == "" || filepath.IsAbs(dir) {
+		return dir, nil
+	}
+	root, err := framework.RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, dir), nil
 }
 
 // logToFile sends the program's own klog output (client-go's watch
