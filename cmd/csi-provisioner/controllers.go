@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	storagelisters "k8s.io/client-go/listers/storage/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
@@ -22,10 +23,12 @@ import (
 	libcontroller "sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 	libmetrics "sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller/metrics"
 
+	"github.com/csi-protect/external-provisioner/pkg/claimprotection"
 	"github.com/csi-protect/external-provisioner/pkg/controller"
 	"github.com/csi-protect/external-provisioner/pkg/csiconn"
 	"github.com/csi-protect/external-provisioner/pkg/features"
 	"github.com/csi-protect/external-provisioner/pkg/localvolume/cleanup"
+	"github.com/csi-protect/external-provisioner/pkg/provisioning"
 	"github.com/csi-protect/external-provisioner/pkg/pvcprotection"
 	"github.com/csi-protect/external-provisioner/pkg/pvprotection"
 )
@@ -40,38 +43,40 @@ type controllersOptions struct {
 	Identity      string
 	EventRecorder record.EventRecorder
 	Metrics       libmetrics.Metrics
-	// ProtectionMetrics, PVProtectionMetrics and PVCProtectionMetrics are
-	// registered by the caller.
-	ProtectionMetrics    *controller.ProtectionMetrics
-	PVProtectionMetrics  *pvprotection.Metrics
-	PVCProtectionMetrics *pvcprotection.Metrics
-	CleanupMetrics       *cleanup.Metrics
+	// The controllers' metrics, registered by the caller.
+	ProvisionerMetrics     *controller.Metrics
+	ClaimProtectionMetrics *claimprotection.Metrics
+	PVProtectionMetrics    *pvprotection.Metrics
+	PVCProtectionMetrics   *pvcprotection.Metrics
+	CleanupMetrics         *cleanup.Metrics
 }
 
 // controllers are the provisioning and claim protection controllers and
 // the informers they share. They run only while this instance leads.
 type controllers struct {
-	factory           informers.SharedInformerFactory
-	provisioning      *libcontroller.ProvisionController
-	protection        *controller.ProtectionController
-	protectionThreads int
+	factory         informers.SharedInformerFactory
+	provisioning    *libcontroller.ProvisionController
+	claimProtection *claimprotection.Controller
+	// claimProtectionThreads drive the claim protection controller
+	// (--cloning-protection-threads, upstream's name).
+	claimProtectionThreads int
 
 	// pvProtection and pvcProtection are nil unless their gate is on.
-	pvProtection            *pvprotection.Controller
-	pvcProtection           *pvcprotection.Controller
+	pvProtection  *pvprotection.Controller
+	pvcProtection *pvcprotection.Controller
+	// volumeProtectionThreads drive each of the PV and PVC protection
+	// controllers (--protection-threads).
 	volumeProtectionThreads int
 	// localVolumeCleanup is nil unless LocalVolumeCleanup is on, or off
 	// with LocalVolumes to free of a finalizer this sidecar added.
 	localVolumeCleanup *cleanup.Controller
 }
 
-// featuresFrom reads the gates once; the controllers never see the gate.
+// featuresFrom reads the provisioner's gates once; it never sees the gate.
 func featuresFrom(gate featuregate.FeatureGate) controller.Features {
 	return controller.Features{
-		Topology:                       gate.Enabled(features.Topology),
-		HonorPVReclaimPolicy:           gate.Enabled(features.HonorPVReclaimPolicy),
-		CrossNamespaceVolumeDataSource: gate.Enabled(features.CrossNamespaceVolumeDataSource),
-		ProvisioningProtection:         gate.Enabled(features.ProvisioningProtection),
+		Topology:               gate.Enabled(features.Topology),
+		ProvisioningProtection: gate.Enabled(features.ProvisioningProtection),
 	}
 }
 
@@ -94,25 +99,22 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 	classes := factory.Storage().V1().StorageClasses()
 
 	// Nodes and CSINodes are read only for topology: in large clusters Nodes
-	// are a big share of the cache, so without topology the provisioner gets
-	// listers of a factory that is never started, which stay empty and cost
-	// nothing. VolumeAttachments are always watched: Kubernetes creates them
-	// for any driver without a CSIDriver object saying attachRequired=false,
-	// whatever its capabilities, and a volume must never be deleted while one
-	// still names it.
-	unwatched := informers.NewSharedInformerFactory(o.Client, 0)
-	topology := feats.Topology && o.Driver.SupportsTopology()
-	nodeSource := unwatched
-	if topology {
+	// are a big share of the cache, so without topology nothing watches
+	// them (and the library looks a selected node up with a GET).
+	// VolumeAttachments are always watched: Kubernetes creates them for any
+	// driver without a CSIDriver object saying attachRequired=false,
+	// whatever its capabilities, and a volume must never be deleted while
+	// one still names it.
+	var nodes corelisters.NodeLister
+	var csiNodes storagelisters.CSINodeLister
+	if feats.Topology && o.Driver.SupportsTopology() {
 		logger.Info("CSI driver supports topology, watching Nodes and CSINodes")
-		nodeSource = factory
+		nodes = factory.Core().V1().Nodes().Lister()
+		csiNodes = factory.Storage().V1().CSINodes().Lister()
 	}
-	// The library looks a selected node up with a GET when it has no lister;
-	// an empty lister would make it think the node is gone.
-	var libNodeLister corelisters.NodeLister
-	if topology {
-		libNodeLister = nodeSource.Core().V1().Nodes().Lister()
-	}
+	// One tracker of CreateVolume calls, which the provisioner writes and
+	// the claim protection controller reads.
+	calls := provisioning.NewTracker()
 
 	provisioner, err := controller.New(controller.Options{
 		DriverName:                o.Driver.Name,
@@ -120,11 +122,12 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 		Client:                    o.Client,
 		CSIClient:                 csi.NewControllerClient(o.Conn),
 		EventRecorder:             o.EventRecorder,
+		Calls:                     calls,
 		ClaimLister:               claims.Lister(),
 		VolumeLister:              volumes.Lister(),
 		ClassLister:               classes.Lister(),
-		NodeLister:                nodeSource.Core().V1().Nodes().Lister(),
-		CSINodeLister:             nodeSource.Storage().V1().CSINodes().Lister(),
+		NodeLister:                nodes,
+		CSINodeLister:             csiNodes,
 		VolumeAttachmentLister:    factory.Storage().V1().VolumeAttachments().Lister(),
 		PluginCapabilities:        o.Driver.PluginCapabilities,
 		ControllerCapabilities:    o.Driver.ControllerCapabilities,
@@ -137,7 +140,7 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 		DefaultFSType:             cfg.defaultFSType,
 		ControllerPublishReadOnly: cfg.controllerPublishReadOnly,
 		Features:                  feats,
-		Metrics:                   o.ProtectionMetrics,
+		Metrics:                   o.ProvisionerMetrics,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating provisioner: %w", err)
@@ -157,19 +160,22 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 		libcontroller.ClaimsInformer(claims.Informer()),
 		libcontroller.VolumesInformer(volumes.Informer()),
 		libcontroller.ClassesInformer(classes.Informer()),
-		libcontroller.NodesLister(libNodeLister),
-		libcontroller.AddFinalizer(feats.HonorPVReclaimPolicy),
+		libcontroller.NodesLister(nodes),
+		libcontroller.AddFinalizer(cfg.gates.Enabled(features.HonorPVReclaimPolicy)),
 		libcontroller.MetricsInstance(o.Metrics),
 	)
 
-	protection, err := controller.NewProtectionController(controller.ProtectionControllerOptions{
-		Client:         o.Client,
-		ClaimInformer:  claims,
-		VolumeInformer: volumes,
-		Provisioner:    provisioner,
-		EventRecorder:  o.EventRecorder,
+	claimProtection, err := claimprotection.New(claimprotection.Options{
+		Client:                 o.Client,
+		ClaimInformer:          claims,
+		VolumeInformer:         volumes,
+		Calls:                  calls,
+		Replayer:               provisioner,
+		ProvisioningProtection: feats.ProvisioningProtection,
+		EventRecorder:          o.EventRecorder,
+		Metrics:                o.ClaimProtectionMetrics,
 		// Same back-off as provisioning, as upstream shares one limiter.
-		RateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[string](cfg.retryIntervalStart, cfg.retryIntervalMax),
+		RateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[cache.ObjectName](cfg.retryIntervalStart, cfg.retryIntervalMax),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating claim protection controller: %w", err)
@@ -178,8 +184,8 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 	ctrls := &controllers{
 		factory:                 factory,
 		provisioning:            provisioning,
-		protection:              protection,
-		protectionThreads:       int(cfg.cloningProtectionThreads),
+		claimProtection:         claimProtection,
+		claimProtectionThreads:  int(cfg.cloningProtectionThreads),
 		volumeProtectionThreads: int(cfg.protectionThreads),
 	}
 	if err := ctrls.addVolumeProtection(logger, o, factory); err != nil {
@@ -249,7 +255,7 @@ func (c *controllers) run(ctx context.Context) {
 	}
 
 	var wg sync.WaitGroup
-	wg.Go(func() { c.protection.Run(ctx, c.protectionThreads) })
+	wg.Go(func() { c.claimProtection.Run(ctx, c.claimProtectionThreads) })
 	if c.pvProtection != nil {
 		wg.Go(func() { c.pvProtection.Run(ctx, c.volumeProtectionThreads) })
 	}

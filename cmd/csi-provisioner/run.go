@@ -26,7 +26,8 @@ func run(ctx context.Context, cfg *config) error {
 		return err
 	}
 
-	metricsManager := newMetricsManager()
+	runMetrics := newRunMetrics()
+	metricsManager := newMetricsManager(runMetrics)
 	conn, err := csiconn.Connect(ctx, cfg.csiAddress, metricsManager)
 	if err != nil {
 		return err
@@ -57,12 +58,13 @@ func run(ctx context.Context, cfg *config) error {
 		Driver:        driver,
 		Identity:      identity,
 		EventRecorder: recorder,
-		Metrics:       libMetrics(),
+		Metrics:       runMetrics.lib,
 
-		ProtectionMetrics:    protectionMetrics(),
-		PVProtectionMetrics:  pvProtectionMetrics(),
-		PVCProtectionMetrics: pvcProtectionMetrics(),
-		CleanupMetrics:       localVolumeCleanupMetrics(),
+		ProvisionerMetrics:     runMetrics.provisioner,
+		ClaimProtectionMetrics: runMetrics.claimProtection,
+		PVProtectionMetrics:    runMetrics.pvProtection,
+		PVCProtectionMetrics:   runMetrics.pvcProtection,
+		CleanupMetrics:         runMetrics.cleanup,
 	})
 	if err != nil {
 		return err

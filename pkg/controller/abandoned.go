@@ -10,29 +10,37 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
+
+	"github.com/csi-protect/external-provisioner/pkg/finalizer"
+	"github.com/csi-protect/external-provisioner/pkg/provisioning"
 )
 
 // AnnAbandonedVolume records on a claim deleted during provisioning the
 // handle of the volume found for it, while that volume is being deleted.
 const AnnAbandonedVolume = "provisioner.storage.kubernetes.io/abandoned-volume"
 
-// volumeNameFor is the CSI volume name, and PV name, of a claim.
-func (p *Provisioner) volumeNameFor(claim *v1.PersistentVolumeClaim) (string, error) {
+// ReasonAbandonedVolume is the event on a claim whose volume was deleted
+// because the claim was deleted while it was being provisioned.
+const ReasonAbandonedVolume = "AbandonedVolumeDeleted"
+
+// VolumeName is the CSI volume name, and PV name, of a claim.
+func (p *Provisioner) VolumeName(claim *v1.PersistentVolumeClaim) (string, error) {
 	return volumeName(p.opts.VolumeNamePrefix, string(claim.UID), p.opts.VolumeNameUUIDLength)
 }
 
-// resolveAbandoned settles a claim being deleted while a CreateVolume made
-// for it, perhaps by an earlier process, may still be running. CreateVolume
-// is idempotent by name: calling it again returns the volume once the driver
-// has it, and the volume is then deleted. It returns true once no volume for
-// the claim exists or can appear.
-func (p *Provisioner) resolveAbandoned(ctx context.Context, claim *v1.PersistentVolumeClaim) (bool, error) {
-	previous, ok := p.calls.begin(claim.UID)
+// ReplayAndDelete settles a claim being deleted while a CreateVolume made
+// for it, perhaps by an earlier process, may still be running: it replays
+// that CreateVolume and deletes what it returns. CreateVolume is idempotent
+// by name: calling it again returns the volume once the driver has it. It
+// returns true once no volume for the claim exists or can appear, false
+// while another call for the claim runs in this process.
+func (p *Provisioner) ReplayAndDelete(ctx context.Context, claim *v1.PersistentVolumeClaim) (bool, error) {
+	previous, ok := p.calls.Begin(claim.UID)
 	if !ok {
 		return false, nil
 	}
 	outcome := previous
-	defer func() { p.calls.end(claim.UID, outcome) }()
+	defer func() { p.calls.End(claim.UID, outcome) }()
 
 	req, err := p.abandonedRequest(ctx, claim)
 	if err != nil {
@@ -44,7 +52,7 @@ func (p *Provisioner) resolveAbandoned(ctx context.Context, claim *v1.Persistent
 		// already: CreateVolume now would make a new one.
 		ok, err := p.deleteAbandoned(ctx, claim, req, handle)
 		if ok {
-			outcome = stateFinal
+			outcome = provisioning.Final
 		}
 		return ok, err
 	}
@@ -55,10 +63,10 @@ func (p *Provisioner) resolveAbandoned(ctx context.Context, claim *v1.Persistent
 	case status.Code(err) == codes.AlreadyExists:
 		// A volume of that name exists but the request no longer matches
 		// it: never forget it silently.
-		return false, fmt.Errorf("driver reports volume %s exists with other properties; delete it in the storage backend, then remove finalizer %s: %w", req.Name, ProvisioningProtectionFinalizer, err)
+		return false, fmt.Errorf("driver reports volume %s exists with other properties; delete it in the storage backend, then remove finalizer %s: %w", req.Name, provisioning.ProvisioningProtectionFinalizer, err)
 	case err != nil && provisioningState(err, false) == controller.ProvisioningFinished:
 		// A final error: the driver has no volume of that name.
-		outcome = stateFinal
+		outcome = provisioning.Final
 		logger.V(2).Info("No volume was created for the deleted claim", "err", err)
 		return true, nil
 	case err != nil:
@@ -68,12 +76,13 @@ func (p *Provisioner) resolveAbandoned(ctx context.Context, claim *v1.Persistent
 	handle := resp.GetVolume().GetVolumeId()
 	// Recorded before DeleteVolume so that a crash after it never leads to
 	// a CreateVolume that would make the volume again.
-	if err := annotateClaim(ctx, p.opts.Client, claim, AnnAbandonedVolume, handle); err != nil {
+	if _, err := finalizer.Write(ctx, finalizer.PersistentVolumeClaims(p.opts.Client), claim,
+		finalizer.Change{SetAnnotations: map[string]string{AnnAbandonedVolume: handle}}); err != nil {
 		return false, fmt.Errorf("recording the volume of deleted claim before deleting it: %w", err)
 	}
 	ok, err = p.deleteAbandoned(ctx, claim, req, handle)
 	if ok {
-		outcome = stateFinal
+		outcome = provisioning.Final
 	}
 	return ok, err
 }
@@ -93,16 +102,16 @@ func (p *Provisioner) deleteAbandoned(ctx context.Context, claim *v1.PersistentV
 		return false, fmt.Errorf("DeleteVolume %s of deleted claim: %w", handle, err)
 	}
 	p.metrics.AbandonedVolumesDeleted.Inc()
-	if p.opts.EventRecorder != nil {
-		p.opts.EventRecorder.Eventf(claim, v1.EventTypeNormal, ReasonAbandonedVolume,
-			"Deleted volume %s (handle %s), made for this claim while it was being deleted", req.Name, handle)
-	}
+	p.opts.EventRecorder.Eventf(claim, v1.EventTypeNormal, ReasonAbandonedVolume,
+		"Deleted volume %s (handle %s), made for this claim while it was being deleted", req.Name, handle)
 	logger.Info("Deleted the volume of a claim deleted during provisioning", "handle", handle)
 	return true, nil
 }
 
 // abandonedRequest rebuilds the CreateVolume request of a claim from its
-// StorageClass, as Provision made it.
+// StorageClass, as Provision made it. The checks Provision makes before a
+// first call (a clone source being deleted, say) are not repeated: the
+// replay must ask for exactly what the first call asked for.
 func (p *Provisioner) abandonedRequest(ctx context.Context, claim *v1.PersistentVolumeClaim) (*csi.CreateVolumeRequest, error) {
 	className := ""
 	if claim.Spec.StorageClassName != nil {
@@ -113,10 +122,10 @@ func (p *Provisioner) abandonedRequest(ctx context.Context, claim *v1.Persistent
 		return nil, fmt.Errorf("StorageClass %q: %w", className, err)
 	}
 	var node *v1.Node
-	if name := claim.Annotations[annSelectedNode]; name != "" {
+	if name := claim.Annotations[annSelectedNode]; name != "" && p.opts.NodeLister != nil {
 		// A node gone since then leaves the request without it.
 		node, _ = p.opts.NodeLister.Get(name)
 	}
-	req, _, err := p.prepare(ctx, controller.ProvisionOptions{StorageClass: class, PVC: claim, SelectedNode: node}, true)
+	req, _, err := p.prepare(ctx, controller.ProvisionOptions{StorageClass: class, PVC: claim, SelectedNode: node})
 	return req, err
 }

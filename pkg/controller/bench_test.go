@@ -2,9 +2,7 @@ package controller
 
 import (
 	"context"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
 	"github.com/go-logr/logr"
@@ -12,130 +10,17 @@ import (
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
-	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 
 	"github.com/csi-protect/external-provisioner/pkg/controller/parameters"
+	"github.com/csi-protect/external-provisioner/pkg/provisioning"
 )
 
 // benchCtx discards logs: a benchmark measures the decision, not klog.
 func benchCtx() context.Context {
 	return klog.NewContext(context.Background(), logr.Discard())
-}
-
-// BenchmarkProtectionSync measures one sync of the claim-protection
-// controller for a claim carrying the provisioning-protection finalizer:
-// one whose PV exists but is not bound yet (cache reads only, no write),
-// and one that is Bound (the finalizer patch).
-func BenchmarkProtectionSync(b *testing.B) {
-	waiting := newClaim("db", "1Gi")
-	waiting.Finalizers = []string{"kubernetes.io/pvc-protection", ProvisioningProtectionFinalizer}
-	bound := waiting.DeepCopy()
-	bound.Spec.VolumeName = "pvc-" + testClaimUID
-	bound.Status.Phase = v1.ClaimBound
-	for _, bc := range []struct {
-		name    string
-		claim   *v1.PersistentVolumeClaim
-		patches int
-	}{
-		{"no-write/awaiting-bind", waiting, 0},
-		{"remove-finalizer/bound", bound, 1},
-	} {
-		b.Run(bc.name, func(b *testing.B) {
-			ctrl, client := newBenchProtection(b, bc.claim, claimPV(bc.claim))
-			ctx := benchCtx()
-			key := testNamespace + "/" + bc.claim.Name
-			sync := func() {
-				if err := ctrl.sync(ctx, key); err != nil {
-					b.Fatal(err)
-				}
-				// Forget the release, or the next round would skip the
-				// claim as already released.
-				ctrl.heldMu.Lock()
-				delete(ctrl.released, bc.claim.UID)
-				ctrl.heldMu.Unlock()
-			}
-			// Check once that the sync does what the name says.
-			sync()
-			checkFinalizerPatches(b, client.Actions(), bc.patches)
-			b.ReportAllocs()
-			n := 0
-			for b.Loop() {
-				sync()
-				// The fake records every call; drop them now and then
-				// without client.Actions(), which copies them all.
-				if n++; n%1024 == 0 {
-					client.ClearActions()
-				}
-			}
-		})
-	}
-}
-
-// newBenchProtection returns a protection controller whose informers never
-// run: their caches hold exactly the given objects, so every sync makes the
-// same decision. Patches are answered directly: the object tracker's JSON
-// round trips would measure the fake, not the controller.
-func newBenchProtection(b *testing.B, claim *v1.PersistentVolumeClaim, pv *v1.PersistentVolume) (*ProtectionController, *fake.Clientset) {
-	b.Helper()
-	client := fake.NewClientset()
-	client.PrependReactor("patch", "persistentvolumeclaims", func(k8stesting.Action) (bool, runtime.Object, error) {
-		return true, claim, nil
-	})
-	factory := informers.NewSharedInformerFactory(client, 0)
-	claims, volumes := factory.Core().V1().PersistentVolumeClaims(), factory.Core().V1().PersistentVolumes()
-	prov, err := New(Options{
-		DriverName:             testDriver,
-		Client:                 client,
-		CSIClient:              &fakeCSI{},
-		ClaimLister:            claims.Lister(),
-		VolumeLister:           volumes.Lister(),
-		ClassLister:            factory.Storage().V1().StorageClasses().Lister(),
-		NodeLister:             factory.Core().V1().Nodes().Lister(),
-		CSINodeLister:          factory.Storage().V1().CSINodes().Lister(),
-		VolumeAttachmentLister: factory.Storage().V1().VolumeAttachments().Lister(),
-		Timeout:                5 * time.Second,
-		VolumeNamePrefix:       "pvc",
-		VolumeNameUUIDLength:   -1,
-		Features:               Features{ProvisioningProtection: true},
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctrl, err := NewProtectionController(ProtectionControllerOptions{
-		Client: client, ClaimInformer: claims, VolumeInformer: volumes,
-		Provisioner: prov, EventRecorder: &record.FakeRecorder{},
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(ctrl.queue.ShutDown)
-	if err := claims.Informer().GetIndexer().Add(claim); err != nil {
-		b.Fatal(err)
-	}
-	if err := volumes.Informer().GetIndexer().Add(pv); err != nil {
-		b.Fatal(err)
-	}
-	return ctrl, client
-}
-
-// checkFinalizerPatches fails unless actions are exactly want patches that
-// remove the provisioning-protection finalizer.
-func checkFinalizerPatches(b *testing.B, actions []k8stesting.Action, want int) {
-	b.Helper()
-	if len(actions) != want {
-		b.Fatalf("%d API calls, want %d: %v", len(actions), want, actions)
-	}
-	for _, a := range actions {
-		p, ok := a.(k8stesting.PatchAction)
-		if !ok || !strings.Contains(string(p.GetPatch()), ProvisioningProtectionFinalizer) {
-			b.Fatalf("unexpected call %v", a)
-		}
-	}
 }
 
 // benchClass has three driver parameters and an fsType, as a typical class.
@@ -176,7 +61,7 @@ func BenchmarkPrepareCreateVolume(b *testing.B) {
 			claim.Annotations = map[string]string{"team.example.com/stage-secret": "stage-key"}
 			o := controller.ProvisionOptions{StorageClass: bc.class, PVC: claim}
 			ctx := benchCtx()
-			req, prep, err := e.prov.prepare(ctx, o, false)
+			req, prep, err := e.prov.prepare(ctx, o)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -186,7 +71,7 @@ func BenchmarkPrepareCreateVolume(b *testing.B) {
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, _, err := e.prov.prepare(ctx, o, false); err != nil {
+				if _, _, err := e.prov.prepare(ctx, o); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -212,7 +97,7 @@ func (c instantCSI) CreateVolume(context.Context, *csi.CreateVolumeRequest, ...g
 // the network and without the library saving the PV.
 func BenchmarkProvision(b *testing.B) {
 	claim := newClaim("db", "1Gi")
-	claim.Finalizers = []string{ProvisioningProtectionFinalizer}
+	claim.Finalizers = []string{provisioning.ProvisioningProtectionFinalizer}
 	volume := &csi.Volume{VolumeId: "handle-1", CapacityBytes: 1 << 30, VolumeContext: map[string]string{"tier": "gold"}}
 	e := newEnv(b, envObjects{claims: []*v1.PersistentVolumeClaim{claim}}, func(o *Options) {
 		o.CSIClient = instantCSI{volume: volume}

@@ -11,6 +11,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
+
+	"github.com/csi-protect/external-provisioner/pkg/finalizer"
+	"github.com/csi-protect/external-provisioner/pkg/provisioning"
 )
 
 const sourceUID = "5f0c1d2e-0000-4000-8000-000000000001"
@@ -40,7 +43,7 @@ func TestCloneProtectsSourceBeforeCreateVolume(t *testing.T) {
 	e := newEnv(t, envObjects{claims: []*v1.PersistentVolumeClaim{source, clone}, volumes: []*v1.PersistentVolume{pv}})
 	e.csi.createFn = func(req *csi.CreateVolumeRequest) (*csi.CreateVolumeResponse, error) {
 		got, err := e.client.CoreV1().PersistentVolumeClaims(testNamespace).Get(context.Background(), "golden", metav1.GetOptions{})
-		if err != nil || !hasFinalizer(got, CloningProtectionFinalizer) {
+		if err != nil || !finalizer.Has(got, provisioning.CloningProtectionFinalizer) {
 			t.Errorf("source claim lacks the cloning-protection finalizer during CreateVolume (err %v)", err)
 		}
 		return &csi.CreateVolumeResponse{Volume: &csi.Volume{VolumeId: "copy", ContentSource: req.VolumeContentSource}}, nil
@@ -103,7 +106,7 @@ func TestCloneRefusals(t *testing.T) {
 		{"other namespace", func(_ *v1.PersistentVolumeClaim, _ *v1.PersistentVolume, c *v1.PersistentVolumeClaim) {
 			ns := "team-b"
 			c.Spec.DataSourceRef = &v1.TypedObjectReference{Kind: "PersistentVolumeClaim", Name: "golden", Namespace: &ns}
-		}, nil, "CrossNamespaceVolumeDataSource"},
+		}, nil, "cross-namespace data sources are not supported"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

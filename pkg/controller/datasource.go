@@ -8,78 +8,35 @@ import (
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
+
+	"github.com/csi-protect/external-provisioner/pkg/provisioning"
 )
 
-const (
-	annSelectedNode  = "volume.kubernetes.io/selected-node"
-	snapshotAPIGroup = "snapshot.storage.k8s.io"
-	snapshotKind     = "VolumeSnapshot"
-	claimKind        = "PersistentVolumeClaim"
-)
-
-// dataSource is what a claim asks its volume to be filled from.
-type dataSource struct {
-	APIGroup  string
-	Kind      string
-	Name      string
-	Namespace string
-}
-
-func (d dataSource) isClaim() bool { return d.APIGroup == "" && d.Kind == claimKind }
-func (d dataSource) isSnapshot() bool {
-	return d.APIGroup == snapshotAPIGroup && d.Kind == snapshotKind
-}
-
-// claimDataSource returns the claim's data source, nil when it has none.
-// dataSourceRef wins over dataSource: it is the newer field, it may name
-// another namespace, and the API server mirrors one into the other when
-// only one is set.
-func claimDataSource(claim *v1.PersistentVolumeClaim) *dataSource {
-	if ref := claim.Spec.DataSourceRef; ref != nil {
-		ds := &dataSource{Kind: ref.Kind, Name: ref.Name, Namespace: claim.Namespace}
-		if ref.APIGroup != nil {
-			ds.APIGroup = *ref.APIGroup
-		}
-		if ref.Namespace != nil && *ref.Namespace != "" {
-			ds.Namespace = *ref.Namespace
-		}
-		return ds
-	}
-	if ref := claim.Spec.DataSource; ref != nil {
-		ds := &dataSource{Kind: ref.Kind, Name: ref.Name, Namespace: claim.Namespace}
-		if ref.APIGroup != nil {
-			ds.APIGroup = *ref.APIGroup
-		}
-		return ds
-	}
-	return nil
-}
+const annSelectedNode = "volume.kubernetes.io/selected-node"
 
 // isPopulatorClaim tells whether a claim's data source is one this
 // provisioner does not fill: a volume populator owns such claims.
 func isPopulatorClaim(claim *v1.PersistentVolumeClaim) bool {
-	ds := claimDataSource(claim)
-	return ds != nil && !ds.isClaim() && !ds.isSnapshot()
+	ds := provisioning.DataSourceOf(claim)
+	return ds != nil && !ds.IsClaim() && !ds.IsSnapshot()
 }
 
 // contentSource checks that a claim may be cloned into the new claim and
 // returns the CSI content source that names its volume. It never returns a
-// volume that would be silently empty: every refusal is an error.
-//
-// undo is set when the request is rebuilt to find and delete the volume of a
-// claim deleted during provisioning: the source may be on its way out too.
-func (p *Provisioner) contentSource(ctx context.Context, claim *v1.PersistentVolumeClaim, sc string, undo bool) (*csi.VolumeContentSource, *v1.PersistentVolumeClaim, error) {
-	ds := claimDataSource(claim)
+// volume that would be silently empty: every refusal is an error. Whether
+// the source is being deleted is Provision's to check.
+func (p *Provisioner) contentSource(ctx context.Context, claim *v1.PersistentVolumeClaim, sc string) (*csi.VolumeContentSource, *v1.PersistentVolumeClaim, error) {
+	ds := provisioning.DataSourceOf(claim)
 	switch {
 	case ds == nil:
 		return nil, nil, nil
-	case ds.isSnapshot():
+	case ds.IsSnapshot():
 		return nil, nil, fmt.Errorf("data source %s %s/%s: VolumeSnapshot data sources are not supported by this release", ds.Kind, ds.Namespace, ds.Name)
-	case !ds.isClaim():
+	case !ds.IsClaim():
 		return nil, nil, &controller.IgnoredError{Reason: fmt.Sprintf("data source kind %q of API group %q is left to its volume populator", ds.Kind, ds.APIGroup)}
 	}
-	if ds.Namespace != claim.Namespace && !p.opts.Features.CrossNamespaceVolumeDataSource {
-		return nil, nil, fmt.Errorf("data source claim %s/%s is in another namespace and the CrossNamespaceVolumeDataSource feature is off", ds.Namespace, ds.Name)
+	if ds.Namespace != claim.Namespace {
+		return nil, nil, fmt.Errorf("data source claim %s/%s is in another namespace: cross-namespace data sources are not supported by this release", ds.Namespace, ds.Name)
 	}
 	if !p.opts.ControllerCapabilities[csi.ControllerServiceCapability_RPC_CLONE_VOLUME] {
 		return nil, nil, fmt.Errorf("data source claim %s/%s: driver %s does not support cloning", ds.Namespace, ds.Name, p.opts.DriverName)
@@ -88,9 +45,6 @@ func (p *Provisioner) contentSource(ctx context.Context, claim *v1.PersistentVol
 	source, err := p.opts.ClaimLister.PersistentVolumeClaims(ds.Namespace).Get(ds.Name)
 	if err != nil {
 		return nil, nil, fmt.Errorf("data source claim %s/%s: %w", ds.Namespace, ds.Name, err)
-	}
-	if source.DeletionTimestamp != nil && !undo {
-		return nil, nil, fmt.Errorf("data source claim %s/%s is being deleted", ds.Namespace, ds.Name)
 	}
 	if source.Status.Phase != v1.ClaimBound || source.Spec.VolumeName == "" {
 		return nil, nil, fmt.Errorf("data source claim %s/%s is not bound", ds.Namespace, ds.Name)

@@ -52,7 +52,7 @@ func (p *Provisioner) Delete(ctx context.Context, pv *v1.PersistentVolume) error
 		return fmt.Errorf("rpc error from DeleteVolume for persistentvolume %s: %w", pv.Name, err)
 	}
 	if ref := pv.Spec.ClaimRef; ref != nil {
-		p.calls.forget(ref.UID)
+		p.calls.Forget(ref.UID)
 	}
 	p.deleted.add(pv.UID)
 	logger.V(2).Info("Volume deleted")

@@ -19,7 +19,11 @@ import (
 	corelisters "k8s.io/client-go/listers/core/v1"
 	storagelisters "k8s.io/client-go/listers/storage/v1"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/component-base/metrics"
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
+
+	"github.com/csi-protect/external-provisioner/pkg/provisioning"
 )
 
 const (
@@ -79,10 +83,11 @@ func (f *fakeCSI) lastCreate(t *testing.T) *csi.CreateVolumeRequest {
 
 // env is a provisioner on a fake clientset whose listers read the given objects.
 type env struct {
-	client *fake.Clientset
-	csi    *fakeCSI
-	opts   Options
-	prov   *Provisioner
+	client   *fake.Clientset
+	csi      *fakeCSI
+	recorder *record.FakeRecorder
+	opts     Options
+	prov     *Provisioner
 }
 
 type envObjects struct {
@@ -129,12 +134,14 @@ func newEnv(t testing.TB, objs envObjects, mutate ...func(*Options)) *env {
 	for _, o := range objs.secrets {
 		all = append(all, o)
 	}
-	e := &env{client: fake.NewClientset(all...), csi: &fakeCSI{}}
+	e := &env{client: fake.NewClientset(all...), csi: &fakeCSI{}, recorder: record.NewFakeRecorder(100)}
 	e.opts = Options{
 		DriverName:             testDriver,
 		Identity:               "1700000000000-1234-" + testDriver,
 		Client:                 e.client,
 		CSIClient:              e.csi,
+		EventRecorder:          e.recorder,
+		Calls:                  provisioning.NewTracker(),
 		ClaimLister:            corelisters.NewPersistentVolumeClaimLister(claims),
 		VolumeLister:           corelisters.NewPersistentVolumeLister(volumes),
 		ClassLister:            storagelisters.NewStorageClassLister(classes),
@@ -150,7 +157,7 @@ func newEnv(t testing.TB, objs envObjects, mutate ...func(*Options)) *env {
 		VolumeNamePrefix:     "pvc",
 		VolumeNameUUIDLength: -1,
 		ImmediateTopology:    true,
-		Features:             Features{Topology: true, HonorPVReclaimPolicy: true},
+		Features:             Features{Topology: true},
 	}
 	for _, m := range mutate {
 		m(&e.opts)
@@ -207,3 +214,10 @@ func newSecret(namespace, name string, data map[string]string) *v1.Secret {
 }
 
 var metaLabelSelector = metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}}
+
+// registryOf registers the provisioner's metrics in a registry of their own.
+func registryOf(m *Metrics) metrics.KubeRegistry {
+	r := metrics.NewKubeRegistry()
+	r.MustRegister(m.Registerables()...)
+	return r
+}

@@ -16,11 +16,6 @@ type Features struct {
 	// Topology lets the provisioner send accessibility requirements to a driver
 	// that has the VOLUME_ACCESSIBILITY_CONSTRAINTS plugin capability.
 	Topology bool
-	// HonorPVReclaimPolicy keeps the PV deletion-protection finalizer on
-	// provisioned PVs so deleting a Bound PV does not leak its volume.
-	HonorPVReclaimPolicy bool
-	// CrossNamespaceVolumeDataSource allows dataSourceRef in another namespace.
-	CrossNamespaceVolumeDataSource bool
 	// ProvisioningProtection puts a finalizer on a claim before CreateVolume
 	// so that a claim deleted meanwhile never leaks its volume.
 	ProvisioningProtection bool
@@ -38,15 +33,20 @@ type Options struct {
 
 	Client    kubernetes.Interface
 	CSIClient csi.ControllerClient
-	// EventRecorder posts events beyond the lib's own (optional).
+	// EventRecorder posts events beyond the lib's own.
 	EventRecorder record.EventRecorder
+	// Calls records CreateVolume calls for the claim protection controller.
+	Calls CallTracker
 
 	ClaimLister            corelisters.PersistentVolumeClaimLister
 	VolumeLister           corelisters.PersistentVolumeLister
 	ClassLister            storagelisters.StorageClassLister
-	NodeLister             corelisters.NodeLister
-	CSINodeLister          storagelisters.CSINodeLister
 	VolumeAttachmentLister storagelisters.VolumeAttachmentLister
+	// NodeLister and CSINodeLister are read for topology only: needed when
+	// Features.Topology is on and the driver reports topology, nil
+	// otherwise (Nodes are a big share of a large cluster's cache).
+	NodeLister    corelisters.NodeLister
+	CSINodeLister storagelisters.CSINodeLister
 
 	PluginCapabilities     rpc.PluginCapabilitySet
 	ControllerCapabilities rpc.ControllerCapabilitySet
@@ -64,5 +64,5 @@ type Options struct {
 
 	Features Features
 	// Metrics of provisioning protection; nil gives unregistered ones.
-	Metrics *ProtectionMetrics
+	Metrics *Metrics
 }

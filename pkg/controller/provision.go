@@ -12,6 +12,7 @@ import (
 
 	"github.com/csi-protect/external-provisioner/pkg/controller/parameters"
 	"github.com/csi-protect/external-provisioner/pkg/controller/topology"
+	"github.com/csi-protect/external-provisioner/pkg/provisioning"
 )
 
 // Provision creates a volume for a claim with CreateVolume and returns its PV.
@@ -36,17 +37,22 @@ func (p *Provisioner) Provision(ctx context.Context, o controller.ProvisionOptio
 		// been started for a claim being deleted; nothing new starts here.
 		return nil, controller.ProvisioningFinished, &controller.IgnoredError{Reason: "the claim is being deleted"}
 	}
-	req, prep, err := p.prepare(ctx, o, false)
+	req, prep, err := p.prepare(ctx, o)
 	if err != nil {
 		return nil, prepareState(err), err
 	}
+	if src := prep.cloneSource; src != nil && src.DeletionTimestamp != nil {
+		// Checked here, not in prepare: a replay of an earlier call must
+		// rebuild its request whatever became of the source since.
+		return nil, controller.ProvisioningNoChange, fmt.Errorf("data source claim %s/%s is being deleted", src.Namespace, src.Name)
+	}
 
-	previous, ok := p.calls.begin(claim.UID)
+	previous, ok := p.calls.Begin(claim.UID)
 	if !ok {
 		return nil, controller.ProvisioningNoChange, fmt.Errorf("another CreateVolume for claim %s is running", klog.KObj(claim))
 	}
 	outcome := previous
-	defer func() { p.calls.end(claim.UID, outcome) }()
+	defer func() { p.calls.End(claim.UID, outcome) }()
 
 	if protect {
 		if err := p.protectClaim(ctx, claim); err != nil {
@@ -54,9 +60,7 @@ func (p *Provisioner) Provision(ctx context.Context, o controller.ProvisionOptio
 		}
 	}
 	if prep.cloneSource != nil {
-		// The source must stay until the clone exists; the protection
-		// controller removes the finalizer afterwards.
-		if err := patchClaimFinalizers(ctx, p.opts.Client, prep.cloneSource.Namespace, prep.cloneSource.Name, []string{CloningProtectionFinalizer}, nil); err != nil {
+		if err := p.protectCloneSource(ctx, prep.cloneSource); err != nil {
 			return nil, controller.ProvisioningNoChange, err
 		}
 	}
@@ -77,7 +81,7 @@ func (p *Provisioner) Provision(ctx context.Context, o controller.ProvisionOptio
 		outcome = outcomeOf(state)
 		return nil, state, err
 	}
-	outcome = stateCreated
+	outcome = provisioning.Created
 
 	capacity := volume.CapacityBytes
 	if capacity == 0 {
@@ -132,11 +136,11 @@ func (p *Provisioner) undoCreate(ctx context.Context, req *csi.CreateVolumeReque
 
 // outcomeOf is what a provisioning state says about the driver: only a
 // state that promises nothing is running or created is final.
-func outcomeOf(state controller.ProvisioningState) callState {
+func outcomeOf(state controller.ProvisioningState) provisioning.CallState {
 	if state == controller.ProvisioningFinished || state == controller.ProvisioningReschedule {
-		return stateFinal
+		return provisioning.Final
 	}
-	return stateUnknown
+	return provisioning.Unknown
 }
 
 // prepared is what prepare derives from a claim before CreateVolume.
@@ -147,7 +151,7 @@ type prepared struct {
 	cloneSource *v1.PersistentVolumeClaim
 }
 
-func (p *Provisioner) prepare(ctx context.Context, o controller.ProvisionOptions, undo bool) (*csi.CreateVolumeRequest, *prepared, error) {
+func (p *Provisioner) prepare(ctx context.Context, o controller.ProvisionOptions) (*csi.CreateVolumeRequest, *prepared, error) {
 	claim, class := o.PVC, o.StorageClass
 	if claim.Spec.Selector != nil {
 		return nil, nil, errors.New("claims with a label selector cannot be provisioned dynamically")
@@ -158,9 +162,7 @@ func (p *Provisioner) prepare(ctx context.Context, o controller.ProvisionOptions
 	}
 	for _, warning := range params.Warnings {
 		klog.FromContext(ctx).Info("StorageClass uses a deprecated parameter", "warning", warning)
-		if p.opts.EventRecorder != nil {
-			p.opts.EventRecorder.Event(claim, v1.EventTypeWarning, "DeprecatedParameter", fmt.Sprintf("StorageClass %s: %s", class.Name, warning))
-		}
+		p.opts.EventRecorder.Event(claim, v1.EventTypeWarning, "DeprecatedParameter", fmt.Sprintf("StorageClass %s: %s", class.Name, warning))
 	}
 	name, err := volumeName(p.opts.VolumeNamePrefix, string(claim.UID), p.opts.VolumeNameUUIDLength)
 	if err != nil {
@@ -218,7 +220,7 @@ func (p *Provisioner) prepare(ctx context.Context, o controller.ProvisionOptions
 		}
 	}
 
-	if req.VolumeContentSource, prep.cloneSource, err = p.contentSource(ctx, claim, class.Name, undo); err != nil {
+	if req.VolumeContentSource, prep.cloneSource, err = p.contentSource(ctx, claim, class.Name); err != nil {
 		return nil, nil, err
 	}
 	return req, prep, nil
@@ -236,9 +238,12 @@ func prepareState(err error) controller.ProvisioningState {
 	return controller.ProvisioningNoChange
 }
 
-func (p *Provisioner) topologyEnabled() bool {
-	return p.opts.Features.Topology &&
-		p.opts.PluginCapabilities[csi.PluginCapability_Service_VOLUME_ACCESSIBILITY_CONSTRAINTS]
+func (p *Provisioner) topologyEnabled() bool { return p.opts.topologyEnabled() }
+
+// topologyEnabled: the gate is on and the driver reports topology.
+func (o *Options) topologyEnabled() bool {
+	return o.Features.Topology &&
+		o.PluginCapabilities[csi.PluginCapability_Service_VOLUME_ACCESSIBILITY_CONSTRAINTS]
 }
 
 // withExtraMetadata returns a copy of params with the claim and PV names.

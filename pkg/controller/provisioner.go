@@ -1,3 +1,11 @@
+// Package controller is the CSI provisioner: it implements the
+// provisioning library's Provisioner, turning a claim and its StorageClass
+// into a CreateVolume request and the driver's answer into a PV, and a
+// released PV into a DeleteVolume. With provisioning protection it puts the
+// provisioning-protection finalizer on a claim before CreateVolume, and the
+// cloning-protection finalizer on a clone's source; pkg/claimprotection
+// removes them. The two meet only through the interfaces cmd/csi-provisioner
+// builds: the in-flight call tracker (CallTracker) and ReplayAndDelete.
 package controller
 
 import (
@@ -12,8 +20,8 @@ import (
 // implements the lib's Provisioner, BlockProvisioner and Qualifier.
 type Provisioner struct {
 	opts    Options
-	calls   *inFlight
-	metrics *ProtectionMetrics
+	calls   CallTracker
+	metrics *Metrics
 	deleted *deletedVolumes
 }
 
@@ -30,9 +38,14 @@ func New(opts Options) (*Provisioner, error) {
 		return nil, errors.New("provisioner needs a driver name")
 	case opts.Client == nil || opts.CSIClient == nil:
 		return nil, errors.New("provisioner needs a Kubernetes client and a CSI client")
-	case opts.ClaimLister == nil || opts.VolumeLister == nil || opts.ClassLister == nil ||
-		opts.NodeLister == nil || opts.CSINodeLister == nil || opts.VolumeAttachmentLister == nil:
-		return nil, errors.New("provisioner needs claim, volume, class, node, CSINode and VolumeAttachment listers")
+	case opts.ClaimLister == nil || opts.VolumeLister == nil || opts.ClassLister == nil || opts.VolumeAttachmentLister == nil:
+		return nil, errors.New("provisioner needs claim, volume, class and VolumeAttachment listers")
+	case opts.topologyEnabled() && (opts.NodeLister == nil || opts.CSINodeLister == nil):
+		return nil, errors.New("provisioner with topology needs Node and CSINode listers")
+	case opts.Calls == nil:
+		return nil, errors.New("provisioner needs a call tracker")
+	case opts.EventRecorder == nil:
+		return nil, errors.New("provisioner needs an event recorder")
 	case opts.Timeout <= 0:
 		return nil, errors.New("provisioner needs a positive CSI call timeout")
 	case opts.VolumeNamePrefix == "":
@@ -40,9 +53,9 @@ func New(opts Options) (*Provisioner, error) {
 	}
 	metrics := opts.Metrics
 	if metrics == nil {
-		metrics = NewProtectionMetrics()
+		metrics = NewMetrics()
 	}
-	return &Provisioner{opts: opts, calls: newInFlight(), metrics: metrics, deleted: newDeletedVolumes(deletedVolumesKept)}, nil
+	return &Provisioner{opts: opts, calls: opts.Calls, metrics: metrics, deleted: newDeletedVolumes(deletedVolumesKept)}, nil
 }
 
 // SupportsBlock reports that raw block claims may be sent to the driver; a

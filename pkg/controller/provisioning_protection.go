@@ -6,7 +6,11 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
+
+	"github.com/csi-protect/external-provisioner/pkg/finalizer"
+	"github.com/csi-protect/external-provisioner/pkg/provisioning"
 )
 
 // protectClaim puts the provisioning-protection finalizer on a claim before
@@ -17,6 +21,28 @@ func (p *Provisioner) protectClaim(ctx context.Context, claim *v1.PersistentVolu
 	// The lib's copy may be older than the cache; a claim whose deletion has
 	// begun gets no new CreateVolume.
 	current, err := p.opts.ClaimLister.PersistentVolumeClaims(claim.Namespace).Get(claim.Name)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	if err := liveForProvisioning(claim, current, err); err != nil {
+		return err
+	}
+	wrote, err := p.addClaimFinalizer(ctx, current, provisioning.ProvisioningProtectionFinalizer, func(live *v1.PersistentVolumeClaim, err error) error {
+		return liveForProvisioning(claim, live, err)
+	})
+	if err != nil {
+		return fmt.Errorf("adding the provisioning-protection finalizer before CreateVolume: %w", err)
+	}
+	if wrote {
+		p.metrics.FinalizersAdded.Inc()
+		klog.FromContext(ctx).V(4).Info("Added provisioning-protection finalizer")
+	}
+	return nil
+}
+
+// liveForProvisioning refuses a claim that is gone, replaced or being
+// deleted: current is its latest copy, err the error of reading it.
+func liveForProvisioning(claim, current *v1.PersistentVolumeClaim, err error) error {
 	switch {
 	case apierrors.IsNotFound(err):
 		return fmt.Errorf("claim %s/%s is gone", claim.Namespace, claim.Name)
@@ -26,13 +52,47 @@ func (p *Provisioner) protectClaim(ctx context.Context, claim *v1.PersistentVolu
 		return fmt.Errorf("claim %s/%s was replaced by a new claim", claim.Namespace, claim.Name)
 	case current.DeletionTimestamp != nil:
 		return fmt.Errorf("claim %s/%s is being deleted", claim.Namespace, claim.Name)
-	case hasFinalizer(current, ProvisioningProtectionFinalizer):
+	}
+	return nil
+}
+
+// addClaimFinalizer adds a finalizer to claim with a write pinned to its
+// version. A cached copy is often a version behind (the binder and the
+// library annotate claims too), so on a conflict it reads the live claim
+// once, lets check refuse it, and writes again on that version.
+func (p *Provisioner) addClaimFinalizer(ctx context.Context, claim *v1.PersistentVolumeClaim, name string, check func(*v1.PersistentVolumeClaim, error) error) (bool, error) {
+	to := finalizer.PersistentVolumeClaims(p.opts.Client)
+	wrote, err := finalizer.Add(ctx, to, claim, name)
+	if !apierrors.IsConflict(err) {
+		return wrote, err
+	}
+	live, err := p.opts.Client.CoreV1().PersistentVolumeClaims(claim.Namespace).Get(ctx, claim.Name, metav1.GetOptions{})
+	if err := check(live, err); err != nil {
+		return false, err
+	}
+	return finalizer.Add(ctx, to, live, name)
+}
+
+// protectCloneSource puts the cloning-protection finalizer on the claim a
+// clone reads, before CreateVolume: the source must stay until the clone
+// exists, and the claim protection controller removes the finalizer
+// afterwards.
+func (p *Provisioner) protectCloneSource(ctx context.Context, source *v1.PersistentVolumeClaim) error {
+	usable := func(live *v1.PersistentVolumeClaim, err error) error {
+		switch {
+		case apierrors.IsNotFound(err):
+			return fmt.Errorf("data source claim %s/%s is gone", source.Namespace, source.Name)
+		case err != nil:
+			return err
+		case live.UID != source.UID:
+			return fmt.Errorf("data source claim %s/%s was replaced by a new claim", source.Namespace, source.Name)
+		case live.DeletionTimestamp != nil:
+			return fmt.Errorf("data source claim %s/%s is being deleted", source.Namespace, source.Name)
+		}
 		return nil
 	}
-	if err := patchClaimFinalizers(ctx, p.opts.Client, claim.Namespace, claim.Name, []string{ProvisioningProtectionFinalizer}, nil); err != nil {
-		return fmt.Errorf("adding the provisioning-protection finalizer before CreateVolume: %w", err)
+	if _, err := p.addClaimFinalizer(ctx, source, provisioning.CloningProtectionFinalizer, usable); err != nil {
+		return fmt.Errorf("adding the cloning-protection finalizer to the data source before CreateVolume: %w", err)
 	}
-	p.metrics.FinalizersAdded.Inc()
-	klog.FromContext(ctx).V(4).Info("Added provisioning-protection finalizer", "PVC", klog.KObj(claim))
 	return nil
 }

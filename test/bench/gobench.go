@@ -23,7 +23,8 @@ import (
 // paths, relative to the repository root.
 var GoBenchPackages = []string{
 	"./cmd/csi-provisioner",       // the informer transform
-	"./pkg/controller",            // Provision, the CreateVolume request, claim protection sync
+	"./pkg/controller",            // Provision and the CreateVolume request
+	"./pkg/claimprotection",       // claim protection sync
 	"./pkg/controller/parameters", // StorageClass parameters and secret templates
 	"./pkg/pvcprotection",         // PVC protection sync
 	"./pkg/pvprotection",          // PV protection sync

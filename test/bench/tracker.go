@@ -11,19 +11,14 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/csi-protect/external-provisioner/pkg/provisioning"
 )
 
 // annStorageProvisioner is the annotation with which kube-controller-
 // manager's PV binder hands a claim to its external provisioner; the
 // sidecar does not look at a claim without it.
 const annStorageProvisioner = "volume.kubernetes.io/storage-provisioner"
-
-// provisioningProtectionFinalizer is the finalizer the sidecar puts on a
-// claim before CreateVolume (gate ProvisioningProtection) and removes once
-// the PV exists. The benchmark watches the API as any client would, so it
-// names the finalizer as written on the object rather than importing the
-// sidecar's packages.
-const provisioningProtectionFinalizer = "provisioner.storage.kubernetes.io/provisioning-protection"
 
 // claimTimes is when the benchmark saw each step of one claim's life. Times
 // are taken when the benchmark's watch delivers the change (or its own call
@@ -113,7 +108,7 @@ func (t *tracker) onClaim(obj any) {
 	}
 	if pvc.Status.Phase == corev1.ClaimBound {
 		setOnce(&c.bound, now)
-		if !slices.Contains(pvc.Finalizers, provisioningProtectionFinalizer) {
+		if !slices.Contains(pvc.Finalizers, provisioning.ProvisioningProtectionFinalizer) {
 			setOnce(&c.settled, now)
 		}
 	}

@@ -1,0 +1,217 @@
+package claimprotection
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	coreinformers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+
+	"github.com/csi-protect/external-provisioner/internal/reconcile"
+	"github.com/csi-protect/external-provisioner/pkg/finalizer"
+	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+)
+
+// CallStates tells what this process knows about the CreateVolume calls of
+// a claim, and reports when one ends. A provisioning.Tracker fits.
+type CallStates interface {
+	State(uid types.UID) provisioning.CallState
+	Forget(uid types.UID)
+	Subscribe(fn func(uid types.UID))
+}
+
+// Replayer finds and deletes the volume of a claim deleted while a
+// CreateVolume made for it may still be running. The provisioner fits.
+type Replayer interface {
+	// VolumeName is the volume and PV name of the claim.
+	VolumeName(claim *v1.PersistentVolumeClaim) (string, error)
+	// ReplayAndDelete replays the claim's CreateVolume and deletes what it
+	// returns; true once no volume for the claim exists or can appear.
+	ReplayAndDelete(ctx context.Context, claim *v1.PersistentVolumeClaim) (bool, error)
+}
+
+// Options configure the controller.
+type Options struct {
+	Client         kubernetes.Interface
+	ClaimInformer  coreinformers.PersistentVolumeClaimInformer
+	VolumeInformer coreinformers.PersistentVolumeInformer
+	Calls          CallStates
+	Replayer       Replayer
+	// ProvisioningProtection is the gate. Off, a provisioning-protection
+	// finalizer left from before is removed from every claim whose
+	// CreateVolume is not running in this process.
+	ProvisioningProtection bool
+	EventRecorder          record.EventRecorder
+	// Metrics receive the controller's metrics; nil keeps a private,
+	// unregistered set.
+	Metrics *Metrics
+	// RateLimiter paces retries of a failed sync; nil is the default.
+	RateLimiter workqueue.TypedRateLimiter[cache.ObjectName]
+	// Processed, if set, is told of every sync (for tests).
+	Processed func(key cache.ObjectName, result reconcile.Result, err error)
+}
+
+// Event reasons on a claim whose deletion provisioning protection holds.
+const (
+	ReasonDeletionHeld     = "DeletionHeldForProvisioning"
+	ReasonDeletionReleased = "DeletionReleasedByProvisioning"
+)
+
+// Controller removes the cloning-protection and provisioning-protection
+// finalizers of claims once they protect nothing.
+type Controller struct {
+	client     kubernetes.Interface
+	claims     corelisters.PersistentVolumeClaimLister
+	claimIndex cache.Indexer
+	volumes    corelisters.PersistentVolumeLister
+	synced     []cache.InformerSynced
+	calls      CallStates
+	replayer   Replayer
+	protect    bool
+	metrics    *Metrics
+	holds      *finalizer.Holds[types.UID]
+	loop       *reconcile.Loop[cache.ObjectName]
+
+	// released maps claims whose provisioning-protection finalizer this
+	// process removed to the claim version it removed it from.
+	releasedMu sync.Mutex
+	released   map[types.UID]string
+}
+
+// New registers the controller's indexes and event handlers on the
+// informers and subscribes to the call tracker; call it before the
+// informers start.
+func New(opts Options) (*Controller, error) {
+	switch {
+	case opts.Client == nil || opts.ClaimInformer == nil || opts.VolumeInformer == nil:
+		return nil, errors.New("claim protection controller needs a client and claim and volume informers")
+	case opts.Calls == nil || opts.Replayer == nil:
+		return nil, errors.New("claim protection controller needs the call tracker and the replayer")
+	case opts.EventRecorder == nil:
+		return nil, errors.New("claim protection controller needs an event recorder")
+	}
+	m := opts.Metrics
+	if m == nil {
+		m = NewMetrics()
+	}
+	claimInformer := opts.ClaimInformer.Informer()
+	if err := claimInformer.AddIndexers(cache.Indexers{
+		pendingCloneSourceIndex: pendingCloneSourceKeys,
+		claimUIDIndex:           claimUIDKeys,
+	}); err != nil {
+		return nil, fmt.Errorf("claim protection controller indexes: %w", err)
+	}
+	volumeInformer := opts.VolumeInformer.Informer()
+	c := &Controller{
+		client:     opts.Client,
+		claims:     opts.ClaimInformer.Lister(),
+		claimIndex: claimInformer.GetIndexer(),
+		volumes:    opts.VolumeInformer.Lister(),
+		synced:     []cache.InformerSynced{claimInformer.HasSynced, volumeInformer.HasSynced},
+		calls:      opts.Calls,
+		replayer:   opts.Replayer,
+		protect:    opts.ProvisioningProtection,
+		metrics:    m,
+		holds: finalizer.NewHolds[types.UID](finalizer.HoldsOptions{
+			Gauge: m.HeldClaims, Recorder: opts.EventRecorder,
+			HeldReason: ReasonDeletionHeld, ReleasedReason: ReasonDeletionReleased,
+		}),
+		released: map[types.UID]string{},
+	}
+	loop, err := reconcile.New(reconcile.Options[cache.ObjectName]{
+		Name:        "claim-protection",
+		Sync:        c.sync,
+		LogValues:   func(key cache.ObjectName) []any { return []any{"PVC", klog.KRef(key.Namespace, key.Name)} },
+		RateLimiter: opts.RateLimiter,
+		Processed:   opts.Processed,
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.loop = loop
+	if _, err := claimInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    c.onClaim,
+		UpdateFunc: func(_, obj interface{}) { c.onClaim(obj) },
+		DeleteFunc: c.onClaimDeleted,
+	}); err != nil {
+		return nil, fmt.Errorf("claim protection controller claim handler: %w", err)
+	}
+	if _, err := volumeInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    c.onVolume,
+		UpdateFunc: func(_, obj interface{}) { c.onVolume(obj) },
+	}); err != nil {
+		return nil, fmt.Errorf("claim protection controller volume handler: %w", err)
+	}
+	opts.Calls.Subscribe(c.onCallEnded)
+	return c, nil
+}
+
+// Run syncs claims with workers until ctx ends.
+func (c *Controller) Run(ctx context.Context, workers int) {
+	c.loop.Run(ctx, workers, c.synced...)
+}
+
+// onClaim queues a claim that carries one of our finalizers, and the source
+// of a clone whose state changed, since that change may free the source.
+func (c *Controller) onClaim(obj interface{}) {
+	claim, ok := obj.(*v1.PersistentVolumeClaim)
+	if !ok {
+		return
+	}
+	c.forgetStaleRelease(claim)
+	if finalizer.Has(claim, provisioning.CloningProtectionFinalizer) || finalizer.Has(claim, provisioning.ProvisioningProtectionFinalizer) {
+		c.loop.Add(cache.MetaObjectToName(claim))
+	}
+	if namespace, name, ok := provisioning.ClonedClaim(claim); ok {
+		c.loop.Add(cache.ObjectName{Namespace: namespace, Name: name})
+	}
+}
+
+func (c *Controller) onClaimDeleted(obj interface{}) {
+	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tombstone.Obj
+	}
+	claim, ok := obj.(*v1.PersistentVolumeClaim)
+	if !ok {
+		return
+	}
+	c.calls.Forget(claim.UID)
+	c.holds.Release(claim.UID, claim.UID, claim, msgReleased, false)
+	c.releasedMu.Lock()
+	delete(c.released, claim.UID)
+	c.releasedMu.Unlock()
+	if namespace, name, ok := provisioning.ClonedClaim(claim); ok {
+		c.loop.Add(cache.ObjectName{Namespace: namespace, Name: name})
+	}
+}
+
+// onVolume queues the claim a new PV is for: its provisioning is over.
+func (c *Controller) onVolume(obj interface{}) {
+	pv, ok := obj.(*v1.PersistentVolume)
+	if !ok || pv.Spec.ClaimRef == nil {
+		return
+	}
+	c.loop.Add(cache.ObjectName{Namespace: pv.Spec.ClaimRef.Namespace, Name: pv.Spec.ClaimRef.Name})
+}
+
+// onCallEnded queues a claim whose CreateVolume just returned.
+func (c *Controller) onCallEnded(uid types.UID) {
+	objs, err := c.claimIndex.ByIndex(claimUIDIndex, string(uid))
+	if err != nil {
+		return
+	}
+	for _, obj := range objs {
+		if claim, ok := obj.(*v1.PersistentVolumeClaim); ok {
+			c.loop.Add(cache.MetaObjectToName(claim))
+		}
+	}
+}

@@ -1,0 +1,188 @@
+package claimprotection
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil"
+	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+)
+
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	testutil.Eventually(t, 5*time.Second, what, cond)
+}
+
+func heldClaim() *v1.PersistentVolumeClaim {
+	return newClaim("db", "uid-db", provisioning.ProvisioningProtectionFinalizer)
+}
+
+func released(t *testing.T, e *env) func() bool {
+	return func() bool { return !has(e.claim(t, "db"), provisioning.ProvisioningProtectionFinalizer) }
+}
+
+func TestProvisioningProtectionWaitsForTheBinder(t *testing.T) {
+	claim := heldClaim()
+	claim.Finalizers = append([]string{pvcProtection}, claim.Finalizers...)
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{claim}, volumes: []*v1.PersistentVolume{pvOf(claim)}})
+	if err := e.sync(t, "db"); err != nil {
+		t.Fatal(err)
+	}
+	if !has(e.claim(t, "db"), provisioning.ProvisioningProtectionFinalizer) {
+		t.Fatal("the finalizer went while the binder binds the claim: the writes would conflict")
+	}
+}
+
+func TestProvisioningProtectionGoesOnceTheClaimIsBound(t *testing.T) {
+	claim := heldClaim()
+	claim.Finalizers = append([]string{pvcProtection}, claim.Finalizers...)
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{claim}, volumes: []*v1.PersistentVolume{pvOf(claim)}})
+	e.run(t)
+	e.update(t, "db", func(c *v1.PersistentVolumeClaim) {
+		c.Spec.VolumeName = "pvc-uid-db"
+		c.Status.Phase = v1.ClaimBound
+	})
+	eventually(t, "the finalizer to go", released(t, e))
+	if got := e.claim(t, "db").Finalizers; len(got) != 1 || got[0] != pvcProtection {
+		t.Fatalf("finalizers = %v; others must stay", got)
+	}
+	if e.replayer.replays() != 0 {
+		t.Fatal("a claim with a PV needs no driver call")
+	}
+	eventually(t, "finalizers removed = 1", func() bool { return e.metric(t, "finalizers_removed_total") == 1 })
+}
+
+func TestProvisioningProtectionStaysOnALiveClaimWithoutPV(t *testing.T) {
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{heldClaim()}})
+	if err := e.sync(t, "db"); err != nil {
+		t.Fatal(err)
+	}
+	if !has(e.claim(t, "db"), provisioning.ProvisioningProtectionFinalizer) || e.replayer.replays() != 0 {
+		t.Fatal("the finalizer must stay, untouched, while provisioning may still happen")
+	}
+}
+
+func TestGateOffClearsAStaleFinalizer(t *testing.T) {
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{heldClaim()}, gateOff: true})
+	e.run(t)
+	eventually(t, "the stale finalizer to go", released(t, e))
+	if e.replayer.replays() != 0 {
+		t.Fatal("clearing a stale finalizer with the gate off needs no driver call")
+	}
+}
+
+func TestGateOffKeepsTheFinalizerWhileThisProcessCalls(t *testing.T) {
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{heldClaim()}, gateOff: true})
+	e.calls.Begin("uid-db")
+	if err := e.sync(t, "db"); err != nil {
+		t.Fatal(err)
+	}
+	if !has(e.claim(t, "db"), provisioning.ProvisioningProtectionFinalizer) {
+		t.Fatal("the finalizer went while a CreateVolume of this process runs")
+	}
+}
+
+func TestADeletedClaimIsReplayedThenReleased(t *testing.T) {
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{heldClaim()}})
+	e.run(t)
+	e.deleteClaim(t, "db")
+	eventually(t, "the claim to be released and gone", func() bool { return e.claim(t, "db") == nil })
+	if e.replayer.replays() != 1 {
+		t.Fatalf("%d replays, want 1", e.replayer.replays())
+	}
+	eventually(t, "no held claim after the release", func() bool { return e.metric(t, "held_claims") == 0 })
+	var events string
+	eventually(t, "the hold and release events", func() bool {
+		events += strings.Join(e.events(), "\n") + "\n"
+		return strings.Contains(events, ReasonDeletionHeld) && strings.Contains(events, ReasonDeletionReleased)
+	})
+}
+
+func TestADeletedClaimStaysHeldWhileTheVolumeMayStillAppear(t *testing.T) {
+	for name, r := range map[string]*replayer{
+		"call refused in this process": {done: false},
+		"driver not answering":         {done: false, err: errors.New("rpc error: code = Unavailable")},
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{heldClaim()}, replayer: r})
+			e.deleteClaim(t, "db")
+			err := e.sync(t, "db")
+			if (r.err != nil) != (err != nil) {
+				t.Fatalf("sync error %v", err)
+			}
+			if !has(e.claim(t, "db"), provisioning.ProvisioningProtectionFinalizer) {
+				t.Fatal("the claim must stay while a volume may exist")
+			}
+			if got := e.metric(t, "held_claims"); got != 1 {
+				t.Fatalf("held claims %v", got)
+			}
+			if got := strings.Join(e.events(), "\n"); !strings.Contains(got, ReasonDeletionHeld) {
+				t.Fatalf("events %q", got)
+			}
+		})
+	}
+}
+
+func TestADeletedClaimWaitsForTheRunningCallThenItsPV(t *testing.T) {
+	claim := heldClaim()
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{claim}})
+	e.calls.Begin(claim.UID)
+	e.deleteClaim(t, "db")
+	if err := e.sync(t, "db"); err != nil {
+		t.Fatal(err)
+	}
+	if !has(e.claim(t, "db"), provisioning.ProvisioningProtectionFinalizer) || e.replayer.replays() != 0 {
+		t.Fatal("the claim must be held, without a second call, while CreateVolume runs")
+	}
+	e.calls.End(claim.UID, provisioning.Created)
+	if err := e.sync(t, "db"); err != nil {
+		t.Fatal(err)
+	}
+	if !has(e.claim(t, "db"), provisioning.ProvisioningProtectionFinalizer) {
+		t.Fatal("the claim must be held until its PV is saved")
+	}
+	e.run(t)
+	if _, err := e.client.CoreV1().PersistentVolumes().Create(e.ctx, pvOf(claim), metaCreate); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the claim to be released", func() bool { return e.claim(t, "db") == nil })
+	if e.replayer.replays() != 0 {
+		t.Fatal("the PV owns the volume: no replay is needed")
+	}
+}
+
+func TestTheEndOfACallRequeuesItsClaim(t *testing.T) {
+	claim := heldClaim()
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{claim}})
+	e.calls.Begin(claim.UID)
+	e.deleteClaim(t, "db")
+	e.run(t)
+	eventually(t, "the hold", func() bool { return e.metric(t, "held_claims") == 1 })
+	// A final error: the driver created nothing, so nothing is left to find.
+	e.calls.End(claim.UID, provisioning.Final)
+	eventually(t, "the claim to be released", func() bool { return e.claim(t, "db") == nil })
+	if e.replayer.replays() != 0 {
+		t.Fatal("after a final error no replay is needed")
+	}
+}
+
+func TestAReleasedVersionIsNotReplayedAgain(t *testing.T) {
+	claim := heldClaim()
+	claim.Finalizers = append(claim.Finalizers, pvcProtection)
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{claim}})
+	e.deleteClaim(t, "db")
+	if err := e.sync(t, "db"); err != nil {
+		t.Fatal(err)
+	}
+	// The cache still holds the version the finalizer was removed from.
+	if _, err := e.ctrl.sync(e.ctx, keyOf("db")); err != nil {
+		t.Fatal(err)
+	}
+	if e.replayer.replays() != 1 {
+		t.Fatalf("%d replays of one release", e.replayer.replays())
+	}
+}

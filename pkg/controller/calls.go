@@ -1,0 +1,20 @@
+package controller
+
+import (
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+)
+
+// CallTracker is where the provisioner records its CreateVolume calls, so
+// that the claim protection controller knows which may be running. A
+// provisioning.Tracker fits; cmd/csi-provisioner hands the same one to both.
+type CallTracker interface {
+	// Begin marks a call for the claim as started and returns what was
+	// known before; false if another call for it is running.
+	Begin(uid types.UID) (provisioning.CallState, bool)
+	// End records how the call ended.
+	End(uid types.UID, state provisioning.CallState)
+	// Forget drops the record of a claim whose volume is gone.
+	Forget(uid types.UID)
+}

@@ -1,0 +1,39 @@
+package controller
+
+import (
+	"k8s.io/component-base/metrics"
+)
+
+// Metrics tell an operator what the provisioner does for provisioning
+// protection; the claim protection controller has the rest of the family.
+type Metrics struct {
+	// FinalizersAdded counts provisioning-protection finalizers added to
+	// claims before CreateVolume.
+	FinalizersAdded *metrics.Counter
+	// AbandonedVolumesDeleted counts volumes deleted because their claim was
+	// deleted while they were being provisioned.
+	AbandonedVolumesDeleted *metrics.Counter
+}
+
+// NewMetrics returns unregistered metrics; Registerables lists them for the
+// caller's registry.
+func NewMetrics() *Metrics {
+	const namespace, subsystem = "csi_provisioner", "provisioning_protection"
+	return &Metrics{
+		FinalizersAdded: metrics.NewCounter(&metrics.CounterOpts{
+			Namespace: namespace, Subsystem: subsystem, Name: "finalizers_added_total",
+			Help:           "Provisioning-protection finalizers added to claims before CreateVolume.",
+			StabilityLevel: metrics.ALPHA,
+		}),
+		AbandonedVolumesDeleted: metrics.NewCounter(&metrics.CounterOpts{
+			Namespace: namespace, Subsystem: subsystem, Name: "abandoned_volumes_deleted_total",
+			Help:           "Volumes deleted because their claim was deleted while they were being provisioned.",
+			StabilityLevel: metrics.ALPHA,
+		}),
+	}
+}
+
+// Registerables lists the metrics for registration.
+func (m *Metrics) Registerables() []metrics.Registerable {
+	return []metrics.Registerable{m.FinalizersAdded, m.AbandonedVolumesDeleted}
+}
