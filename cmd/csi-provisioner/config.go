@@ -36,14 +36,20 @@ type config struct {
 	metricsPath    string
 	enablePprof    bool
 
-	workerThreads            uint
-	cloningProtectionThreads uint
-	// Flags of this project, not upstream's: the PV and PVC protection
-	// controllers (gates PVProtection and PVCProtection).
-	protectionThreads  uint
-	protectionScope    string
-	retryIntervalStart time.Duration
-	retryIntervalMax   time.Duration
+	// provisioningThreads drive provisioning and deletion (--worker-threads).
+	provisioningThreads uint
+	// claimProtectionThreads drive the claim protection controller
+	// (--cloning-protection-threads, upstream's name).
+	claimProtectionThreads uint
+	// Flags of this project, not upstream's. volumeProtectionThreads drive
+	// each of the PV and PVC protection controllers (gates PVProtection and
+	// PVCProtection), localVolumeCleanupThreads the local volume clean-up
+	// controller.
+	volumeProtectionThreads   uint
+	localVolumeCleanupThreads uint
+	protectionScope           string
+	retryIntervalStart        time.Duration
+	retryIntervalMax          time.Duration
 
 	volumeNamePrefix          string
 	volumeNameUUIDLength      int
@@ -87,6 +93,7 @@ const (
 	defaultWorkerThreads      = 100
 	defaultCloningThreads     = 1
 	defaultProtectionThreads  = 4
+	defaultLocalVolumeThreads = 1
 	defaultProtectionScope    = protectionScopeDriver
 	defaultRetryIntervalStart = time.Second
 	defaultRetryIntervalMax   = 5 * time.Minute
@@ -139,14 +146,17 @@ func (c *config) validate() []error {
 		}
 	}
 
-	if c.workerThreads == 0 {
+	if c.provisioningThreads == 0 {
 		add("--worker-threads must be at least 1")
 	}
-	if c.cloningProtectionThreads == 0 {
+	if c.claimProtectionThreads == 0 {
 		add("--cloning-protection-threads must be at least 1")
 	}
-	if c.protectionThreads == 0 {
+	if c.volumeProtectionThreads == 0 {
 		add("--protection-threads must be at least 1")
+	}
+	if c.localVolumeCleanupThreads == 0 {
+		add("--local-volume-cleanup-threads must be at least 1")
 	}
 	if c.protectionScope != protectionScopeDriver && c.protectionScope != protectionScopeAll {
 		add("--protection-scope must be %q or %q, got %q", protectionScopeDriver, protectionScopeAll, c.protectionScope)

@@ -54,22 +54,19 @@ type controllersOptions struct {
 // controllers are the provisioning and claim protection controllers and
 // the informers they share. They run only while this instance leads.
 type controllers struct {
-	factory         informers.SharedInformerFactory
-	provisioning    *libcontroller.ProvisionController
-	claimProtection *claimprotection.Controller
-	// claimProtectionThreads drive the claim protection controller
-	// (--cloning-protection-threads, upstream's name).
+	factory                informers.SharedInformerFactory
+	provisioning           *libcontroller.ProvisionController
+	claimProtection        *claimprotection.Controller
 	claimProtectionThreads int
 
 	// pvProtection and pvcProtection are nil unless their gate is on.
-	pvProtection  *pvprotection.Controller
-	pvcProtection *pvcprotection.Controller
-	// volumeProtectionThreads drive each of the PV and PVC protection
-	// controllers (--protection-threads).
+	pvProtection            *pvprotection.Controller
+	pvcProtection           *pvcprotection.Controller
 	volumeProtectionThreads int
 	// localVolumeCleanup is nil unless LocalVolumeCleanup is on, or off
 	// with LocalVolumes to free of a finalizer this sidecar added.
-	localVolumeCleanup *cleanup.Controller
+	localVolumeCleanup        *cleanup.Controller
+	localVolumeCleanupThreads int
 }
 
 // featuresFrom reads the provisioner's gates once; it never sees the gate.
@@ -153,7 +150,7 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 		libcontroller.FailedProvisionThreshold(0),
 		libcontroller.FailedDeleteThreshold(0),
 		libcontroller.RateLimiter(workqueue.NewTypedItemExponentialFailureRateLimiter[any](cfg.retryIntervalStart, cfg.retryIntervalMax)),
-		libcontroller.Threadiness(int(cfg.workerThreads)),
+		libcontroller.Threadiness(int(cfg.provisioningThreads)),
 		// Save created PVs in the background, retrying until they are stored,
 		// so a created volume is never orphaned by a failing API server.
 		libcontroller.CreateProvisionedPVLimiter(workqueue.DefaultTypedControllerRateLimiter[any]()),
@@ -182,11 +179,12 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 	}
 
 	ctrls := &controllers{
-		factory:                 factory,
-		provisioning:            provisioning,
-		claimProtection:         claimProtection,
-		claimProtectionThreads:  int(cfg.cloningProtectionThreads),
-		volumeProtectionThreads: int(cfg.protectionThreads),
+		factory:                   factory,
+		provisioning:              provisioning,
+		claimProtection:           claimProtection,
+		claimProtectionThreads:    int(cfg.claimProtectionThreads),
+		volumeProtectionThreads:   int(cfg.volumeProtectionThreads),
+		localVolumeCleanupThreads: int(cfg.localVolumeCleanupThreads),
 	}
 	if err := ctrls.addVolumeProtection(logger, o, factory); err != nil {
 		return nil, err
@@ -263,7 +261,7 @@ func (c *controllers) run(ctx context.Context) {
 		wg.Go(func() { c.pvcProtection.Run(ctx, c.volumeProtectionThreads) })
 	}
 	if c.localVolumeCleanup != nil {
-		wg.Go(func() { c.localVolumeCleanup.Run(ctx, c.volumeProtectionThreads) })
+		wg.Go(func() { c.localVolumeCleanup.Run(ctx, c.localVolumeCleanupThreads) })
 	}
 	c.provisioning.Run(ctx)
 	wg.Wait()

@@ -61,8 +61,9 @@ var upstreamDefaults = map[string]string{
 // only tunes a feature that is off unless its gate is turned on, so an
 // upstream command line keeps its meaning.
 var ownDefaults = map[string]string{
-	"protection-threads": "4",
-	"protection-scope":   "driver",
+	"protection-threads":           "4",
+	"local-volume-cleanup-threads": "1",
+	"protection-scope":             "driver",
 }
 
 func klogFlagNames() map[string]bool {
@@ -120,9 +121,10 @@ func TestDefaults(t *testing.T) {
 		renewDeadline:                  10 * time.Second,
 		retryPeriod:                    5 * time.Second,
 		metricsPath:                    "/metrics",
-		workerThreads:                  100,
-		cloningProtectionThreads:       1,
-		protectionThreads:              4,
+		provisioningThreads:            100,
+		claimProtectionThreads:         1,
+		volumeProtectionThreads:        4,
+		localVolumeCleanupThreads:      1,
 		protectionScope:                "driver",
 		retryIntervalStart:             time.Second,
 		retryIntervalMax:               5 * time.Minute,
@@ -326,6 +328,7 @@ func TestBadValues(t *testing.T) {
 		{[]string{"--feature-gates=NoSuchGate=true"}, "NoSuchGate"},
 		{[]string{"--feature-gates=Topology"}, "Topology"},
 		{[]string{"--protection-threads=0"}, "--protection-threads"},
+		{[]string{"--local-volume-cleanup-threads=0"}, "--local-volume-cleanup-threads"},
 		{[]string{"--protection-scope=cluster"}, "--protection-scope"},
 		{[]string{"--feature-gates=VolumeAttributesClass=true"}, "VolumeAttributesClass"},
 		{[]string{"--feature-gates=CrossNamespaceVolumeDataSource=true"}, "CrossNamespaceVolumeDataSource"},

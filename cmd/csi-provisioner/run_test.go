@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 const childProcessEnv = "CSI_PROVISIONER_TEST_CHILD"
@@ -49,13 +51,7 @@ func get(url string) (int, string) {
 
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testutil.Eventually(t, 30*time.Second, what, cond)
 }
 
 // startRun runs the provisioner with args against a fake API server and a

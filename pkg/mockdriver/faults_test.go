@@ -11,6 +11,8 @@ import (
 	"github.com/container-storage-interface/spec/lib/go/csi"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 // sequenceRand returns the given values in turn, then repeats the last.
@@ -238,13 +240,7 @@ func TestNewRejectsInvalidFaults(t *testing.T) {
 
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met in time")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.Eventually(t, 5*time.Second, "the condition", cond)
 }
 
 func TestCreateOutlivingItsCallerStillCreatesTheVolume(t *testing.T) {

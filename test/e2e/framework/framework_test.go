@@ -20,6 +20,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2/ktesting"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 func TestClusterStartStop(t *testing.T) {
@@ -164,17 +166,21 @@ func TestProcessKillStopRestart(t *testing.T) {
 // Stop's timeout.
 func TestProcessStopEscalates(t *testing.T) {
 	_, ctx := ktesting.NewTestContext(t)
+	ready := filepath.Join(t.TempDir(), "ready")
 	p, err := StartProcess(ctx, ProcessOptions{
 		Path:        "/bin/sh",
-		Args:        []string{"-c", `trap "" TERM; sleep 600 & wait`},
+		Args:        []string{"-c", `trap "" TERM; sleep 600 & touch "$0"; wait`, ready},
 		StopTimeout: time.Second,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { p.Kill() })
-	// Give the shell time to install the trap and fork.
-	time.Sleep(300 * time.Millisecond)
+	// The shell has installed the trap and forked once it touches ready.
+	testutil.Eventually(t, 5*time.Second, "the shell to be ready", func() bool {
+		_, err := os.Stat(ready)
+		return err == nil
+	})
 	start := time.Now()
 	if err := p.Stop(); err != nil {
 		t.Fatalf("Stop: %v", err)
@@ -182,13 +188,9 @@ func TestProcessStopEscalates(t *testing.T) {
 	if d := time.Since(start); d < time.Second {
 		t.Errorf("Stop returned after %v, before the SIGTERM timeout", d)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for syscall.Kill(-p.Pid(), 0) == nil {
-		if time.Now().After(deadline) {
-			t.Fatal("the forked sleep outlived Stop")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testutil.Eventually(t, 5*time.Second, "the forked sleep to end with Stop", func() bool {
+		return syscall.Kill(-p.Pid(), 0) != nil
+	})
 }
 
 func TestStartClusterMissingBinaries(t *testing.T) {
