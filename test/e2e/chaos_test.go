@@ -179,6 +179,7 @@ func (c *chaosRun) round(r int, round chaosRound) bool {
 			// On its own goroutine, so the deletion may fall anywhere
 			// relative to the kill; the error is reported after Wait.
 			soon.Go(func() {
+				// Real time on purpose: the random delay is the input.
 				time.Sleep(trial.deleteDelay)
 				cl.deleteErr = c.delete(cl)
 			})
@@ -186,6 +187,7 @@ func (c *chaosRun) round(r int, round chaosRound) bool {
 	}
 
 	c.awaitKillMoment(r, round.kill, claims[len(claims)-1])
+	// Real time on purpose: where in the moment the kill falls is random.
 	time.Sleep(round.killDelay)
 	for _, cl := range claims {
 		if cl.trial.deleteAt == deleteJustBeforeKill {
@@ -610,5 +612,6 @@ func pollQuickly(ctx context.Context, s *framework.Stack, timeout time.Duration,
 
 // sleepUntil paces the schedule; it asserts nothing.
 func sleepUntil(at time.Time) {
+	// Real time on purpose: the schedule is in wall-clock time.
 	time.Sleep(time.Until(at))
 }

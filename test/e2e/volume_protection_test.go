@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -151,8 +150,7 @@ func TestClaimUsedByScheduledPodStaysTerminatingUntilThePodIsDeleted(t *testing.
 	if !containsAll(held.Message, ns+"/app") {
 		t.Errorf("the hold event must name the pod: %q", held.Message)
 	}
-	// Long enough for a wrong release to have happened.
-	time.Sleep(3 * time.Second)
+	keptAfterALook(ctx, t, s, logKeepingClaim, `PVC="`+ns+`/data"`, nudgeClaim(ctx, t, s, ns, "data"))
 	checkTerminating(ctx, t, s, ns, "data")
 
 	forceDeletePod(ctx, t, s, ns, "app")
@@ -177,7 +175,7 @@ func TestBoundVolumeStaysTerminatingUntilItsClaimIsGone(t *testing.T) {
 	if !containsAll(held.Message, ns+"/data") {
 		t.Errorf("the hold event must name the claim: %q", held.Message)
 	}
-	time.Sleep(3 * time.Second)
+	keptAfterALook(ctx, t, s, logKeepingPV, `PV="`+pv.Name+`"`, nudgePV(ctx, t, s, pv.Name))
 	got, err := s.Client().CoreV1().PersistentVolumes().Get(ctx, pv.Name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("a Bound PV must survive its deletion: %v", err)
@@ -218,9 +216,10 @@ func TestPodCreatedJustBeforeClaimDeletionIsNeverMissed(t *testing.T) {
 	for i := range trials {
 		waitForClaimEvent(ctx, t, s, ns, fmt.Sprintf("claim-%d", i), corev1.EventTypeNormal, "DeletionHeldByPod")
 	}
-	time.Sleep(3 * time.Second)
 	for i := range trials {
-		checkTerminating(ctx, t, s, ns, fmt.Sprintf("claim-%d", i))
+		claim := fmt.Sprintf("claim-%d", i)
+		keptAfterALook(ctx, t, s, logKeepingClaim, `PVC="`+ns+`/`+claim+`"`, nudgeClaim(ctx, t, s, ns, claim))
+		checkTerminating(ctx, t, s, ns, claim)
 	}
 
 	for i := range trials {
@@ -303,10 +302,14 @@ func TestObjectsOutsideTheScopeAreUntouched(t *testing.T) {
 		t.Fatalf("create PV: %v", err)
 	}
 	createScheduledPod(ctx, t, s, ns, "foreign-app", "theirs")
-	// An in-scope object created now gets its finalizer within a second or
-	// two; give the foreign ones the same chance to be wrongly touched.
+	// In-scope objects of each kind made after the foreign ones: a watch
+	// delivers a resource's changes in order, so once the controllers have
+	// acted on these they have seen the foreign ones too (a claim and its
+	// PV getting their finalizers; a pod holding its claim's deletion).
 	provisionProtected(ctx, t, s, ns, "ours-2", "protected")
-	time.Sleep(2 * time.Second)
+	createScheduledPod(ctx, t, s, ns, "ours-app", "ours-2")
+	deleteClaim(ctx, t, s, ns, "ours-2")
+	waitForClaimEvent(ctx, t, s, ns, "ours-2", corev1.EventTypeNormal, "DeletionHeldByPod")
 
 	pvc := getClaim(ctx, t, s, ns, "theirs")
 	if len(pvc.Finalizers) != 0 {
