@@ -41,6 +41,17 @@ func MetricValue(t testing.TB, g Gatherer, name string, labels ...string) (float
 	return 0, false
 }
 
+// Metric is MetricValue for a metric that must exist: the test fails if it
+// does not, rather than reading zero.
+func Metric(t testing.TB, g Gatherer, name string, labels ...string) float64 {
+	t.Helper()
+	v, ok := MetricValue(t, g, name, labels...)
+	if !ok {
+		t.Fatalf("no metric %s with labels %v", name, labels)
+	}
+	return v
+}
+
 func hasLabels(m *dto.Metric, pairs []string) bool {
 	for i := 0; i+1 < len(pairs); i += 2 {
 		found := false

@@ -179,11 +179,7 @@ func (e *env) events() []string { return testutil.Drain(e.recorder.Events) }
 // metric returns a provisioning protection metric by its name suffix.
 func (e *env) metric(t *testing.T, name string) float64 {
 	t.Helper()
-	v, ok := testutil.MetricValue(t, e.registry, "csi_provisioner_provisioning_protection_"+name)
-	if !ok {
-		t.Fatalf("no metric %s", name)
-	}
-	return v
+	return testutil.Metric(t, e.registry, "csi_provisioner_provisioning_protection_"+name)
 }
 
 func has(c *v1.PersistentVolumeClaim, f string) bool { return c != nil && finalizer.Has(c, f) }

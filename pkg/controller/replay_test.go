@@ -47,8 +47,8 @@ func TestReplayDeletesTheVolumeItFinds(t *testing.T) {
 	if len(e.csi.deletes) != 1 || e.csi.deletes[0].VolumeId != "handle-pvc-"+testClaimUID {
 		t.Fatalf("deletes = %v, want the found volume deleted", e.csi.deletes)
 	}
-	if v, ok := testutil.MetricValue(t, registry, "csi_provisioner_provisioning_protection_abandoned_volumes_deleted_total"); !ok || v != 1 {
-		t.Fatalf("abandoned volumes deleted = %v (%v)", v, ok)
+	if v := testutil.Metric(t, registry, "csi_provisioner_provisioning_protection_abandoned_volumes_deleted_total"); v != 1 {
+		t.Fatalf("abandoned volumes deleted = %v", v)
 	}
 	if got := strings.Join(testutil.Drain(e.recorder.Events), "\n"); !strings.Contains(got, ReasonAbandonedVolume) {
 		t.Fatalf("events %q", got)
