@@ -10,7 +10,6 @@ import (
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
 	"google.golang.org/grpc"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
@@ -27,6 +26,7 @@ import (
 	"github.com/csi-protect/external-provisioner/pkg/controller"
 	"github.com/csi-protect/external-provisioner/pkg/csiconn"
 	"github.com/csi-protect/external-provisioner/pkg/features"
+	"github.com/csi-protect/external-provisioner/pkg/generated/clientset/versioned"
 	"github.com/csi-protect/external-provisioner/pkg/localvolume/cleanup"
 	"github.com/csi-protect/external-provisioner/pkg/provisioning"
 	"github.com/csi-protect/external-provisioner/pkg/pvcprotection"
@@ -37,7 +37,7 @@ import (
 type controllersOptions struct {
 	Config        *config
 	Client        kubernetes.Interface
-	Dynamic       dynamic.Interface
+	LocalClient   versioned.Interface
 	Conn          *grpc.ClientConn
 	Driver        *csiconn.DriverInfo
 	Identity      string

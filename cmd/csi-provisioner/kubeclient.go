@@ -4,12 +4,12 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
 	"github.com/csi-protect/external-provisioner/internal/cmdutil"
+	"github.com/csi-protect/external-provisioner/pkg/generated/clientset/versioned"
 )
 
 // restConfig builds the API server configuration from the flags (see
@@ -32,9 +32,10 @@ type kubeClients struct {
 	// election is separate so that a busy, throttled core client cannot
 	// delay lease renewal.
 	election kubernetes.Interface
-	// dynamic reads and writes LocalVolumes and LocalVolumeSets; it shares
-	// the core client's rate limit settings.
-	dynamic dynamic.Interface
+	// local reads and writes LocalVolumes and LocalVolumeSets (JSON: custom
+	// resources have no protobuf); it shares the core client's rate limit
+	// settings.
+	local versioned.Interface
 }
 
 func newKubeClients(rc *rest.Config) (*kubeClients, error) {
@@ -48,9 +49,9 @@ func newKubeClients(rc *rest.Config) (*kubeClients, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating leader election client: %w", err)
 	}
-	dyn, err := dynamic.NewForConfig(rc)
+	local, err := versioned.NewForConfig(rc)
 	if err != nil {
-		return nil, fmt.Errorf("creating dynamic client: %w", err)
+		return nil, fmt.Errorf("creating LocalVolume client: %w", err)
 	}
-	return &kubeClients{core: core, election: election, dynamic: dyn}, nil
+	return &kubeClients{core: core, election: election, local: local}, nil
 }

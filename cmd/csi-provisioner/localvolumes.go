@@ -38,11 +38,11 @@ func (c *controllers) addLocalVolumeCleanup(ctx context.Context, o controllersOp
 	}
 	opts := cleanup.Options{
 		Client:        o.Client,
-		Dynamic:       o.Dynamic,
+		LocalClient:   o.LocalClient,
 		Enabled:       enabled,
 		EventRecorder: o.EventRecorder,
 		Metrics:       o.CleanupMetrics,
-		RateLimiter:   workqueue.NewTypedItemExponentialFailureRateLimiter[string](cfg.retryIntervalStart, cfg.retryIntervalMax),
+		RateLimiter:   workqueue.NewTypedItemExponentialFailureRateLimiter[cleanup.OwnerKey](cfg.retryIntervalStart, cfg.retryIntervalMax),
 	}
 	if enabled {
 		opts.VolumeInformer = factory.Core().V1().PersistentVolumes()

@@ -53,7 +53,7 @@ func run(ctx context.Context, cfg *config) error {
 	ctrls, err := newControllers(ctx, controllersOptions{
 		Config:        cfg,
 		Client:        clients.core,
-		Dynamic:       clients.dynamic,
+		LocalClient:   clients.local,
 		Conn:          conn,
 		Driver:        driver,
 		Identity:      identity,

@@ -41,6 +41,11 @@ type blockage struct {
 
 // blockedOwner is what was announced of one owner: the PVs blocking its
 // deletion, by name. The UID tells the owner from a later one of its name.
+//
+// This is not a finalizer.Holds: a blockage is announced per blocking PV,
+// as a Warning whose reason says what the PV's state asks of the user, and
+// its end has no event (the DeletionBlocked condition turns False instead).
+// Holds announces one Normal hold per object, and its release.
 type blockedOwner struct {
 	uid types.UID
 	pvs map[string]blockage
@@ -71,7 +76,7 @@ func retainedBlockage(pv *corev1.PersistentVolume) blockage {
 // announceBlocked records that the owner key (object ref) is blocked by
 // blocks, by PV name, and announces each (PV, reason) not announced while
 // it was last blocked. An empty blocks ends the blockage.
-func (c *Controller) announceBlocked(key string, ref *corev1.ObjectReference, blocks map[string]blockage) {
+func (c *Controller) announceBlocked(key OwnerKey, ref *corev1.ObjectReference, blocks map[string]blockage) {
 	var fresh []blockage
 	c.mu.Lock()
 	old, had := c.blocked[key]
@@ -102,7 +107,7 @@ func (c *Controller) announceBlocked(key string, ref *corev1.ObjectReference, bl
 
 // forgetOwner drops all memory of the owner key: its deletion is done, it
 // is gone, or it is not being deleted.
-func (c *Controller) forgetOwner(key string) {
+func (c *Controller) forgetOwner(key OwnerKey) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.blocked[key]; ok {
@@ -117,7 +122,7 @@ func (c *Controller) forgetOwner(key string) {
 }
 
 // isBlocked tells whether the owner key is remembered as blocked.
-func (c *Controller) isBlocked(key string) bool {
+func (c *Controller) isBlocked(key OwnerKey) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	_, ok := c.blocked[key]

@@ -4,13 +4,12 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 func TestBoundVolumeBlocksWithOneEvent(t *testing.T) {
 	forEachKind(t, func(t *testing.T, kind string) {
 		e := newEnv(t, setup{
-			owners:  []*unstructured.Unstructured{newOwner(kind, protectedOwner, deletingOwner)},
+			owners:  []ownerObject{newOwner(kind, protectedOwner, deletingOwner)},
 			volumes: []*corev1.PersistentVolume{newPV("pv-db", kind, boundTo("app", "db"))},
 			nodes:   []*corev1.Node{newNode(testNode)},
 		})
@@ -41,7 +40,7 @@ func TestBoundVolumeBlocksWithOneEvent(t *testing.T) {
 // A claimRef with a UID is a binding even before the phase says Bound.
 func TestBindingInProgressBlocks(t *testing.T) {
 	e := newEnv(t, setup{
-		owners: []*unstructured.Unstructured{newOwner(KindLocalVolumeSet, protectedOwner, deletingOwner)},
+		owners: []ownerObject{newOwner(KindLocalVolumeSet, protectedOwner, deletingOwner)},
 		volumes: []*corev1.PersistentVolume{newPV("pv", KindLocalVolumeSet, boundTo("app", "db"),
 			phase(corev1.VolumeAvailable))},
 		nodes: []*corev1.Node{newNode(testNode)},
@@ -60,7 +59,7 @@ func TestRetainedVolumeBlocks(t *testing.T) {
 		for _, p := range []corev1.PersistentVolumePhase{corev1.VolumeReleased, corev1.VolumeFailed} {
 			t.Run(string(p), func(t *testing.T) {
 				e := newEnv(t, setup{
-					owners: []*unstructured.Unstructured{newOwner(kind, protectedOwner, deletingOwner)},
+					owners: []ownerObject{newOwner(kind, protectedOwner, deletingOwner)},
 					volumes: []*corev1.PersistentVolume{newPV("pv-kept", kind,
 						releasedFrom("app", "db", corev1.PersistentVolumeReclaimRetain), phase(p))},
 					nodes: []*corev1.Node{newNode(testNode)},
@@ -90,7 +89,7 @@ func TestRetainedVolumeBlocks(t *testing.T) {
 func TestDeletePolicyVolumeWaitsQuietly(t *testing.T) {
 	forEachKind(t, func(t *testing.T, kind string) {
 		e := newEnv(t, setup{
-			owners: []*unstructured.Unstructured{newOwner(kind, protectedOwner, deletingOwner)},
+			owners: []ownerObject{newOwner(kind, protectedOwner, deletingOwner)},
 			volumes: []*corev1.PersistentVolume{
 				newPV("released", kind, releasedFrom("app", "a", corev1.PersistentVolumeReclaimDelete)),
 				newPV("failed", kind, releasedFrom("app", "b", corev1.PersistentVolumeReclaimDelete), phase(corev1.VolumeFailed)),
@@ -115,7 +114,7 @@ func TestDeletePolicyVolumeWaitsQuietly(t *testing.T) {
 
 		// Once the agent is done with them, the owner goes.
 		for _, name := range []string{"released", "failed"} {
-			e.updatePV(t, name, deletingPV)
+			e.userDeletesPV(t, name)
 		}
 		for _, name := range []string{"released", "failed", "deleting"} {
 			e.agentReleases(t, name)
@@ -131,7 +130,7 @@ func TestDeletePolicyVolumeWaitsQuietly(t *testing.T) {
 // PV stops blocking.
 func TestBlockageFollowsTheVolume(t *testing.T) {
 	e := newEnv(t, setup{
-		owners:  []*unstructured.Unstructured{newOwner(KindLocalVolume, protectedOwner, deletingOwner)},
+		owners:  []ownerObject{newOwner(KindLocalVolume, protectedOwner, deletingOwner)},
 		volumes: []*corev1.PersistentVolume{newPV("pv", KindLocalVolume, boundTo("app", "db"), policy(corev1.PersistentVolumeReclaimRetain))},
 		nodes:   []*corev1.Node{newNode(testNode)},
 	})
@@ -146,7 +145,7 @@ func TestBlockageFollowsTheVolume(t *testing.T) {
 		t.Fatalf("events = %v, want %s then %s", events, ReasonBlockedByBoundVolume, ReasonBlockedByRetainedVolume)
 	}
 	// The user saves the data and deletes the PV: no longer blocking.
-	e.updatePV(t, "pv", deletingPV)
+	e.userDeletesPV(t, "pv")
 	e.mustSync(t, key)
 	if e.ctrl.isBlocked(key) {
 		t.Error("owner still remembered as blocked")
@@ -162,7 +161,7 @@ func TestBlockageFollowsTheVolume(t *testing.T) {
 // Each blocking PV is announced, each once.
 func TestEveryBlockingVolumeAnnouncedOnce(t *testing.T) {
 	e := newEnv(t, setup{
-		owners: []*unstructured.Unstructured{newOwner(KindLocalVolumeSet, protectedOwner, deletingOwner)},
+		owners: []ownerObject{newOwner(KindLocalVolumeSet, protectedOwner, deletingOwner)},
 		volumes: []*corev1.PersistentVolume{
 			newPV("pv-a", KindLocalVolumeSet, boundTo("app", "a")),
 			newPV("pv-b", KindLocalVolumeSet, boundTo("app", "b")),

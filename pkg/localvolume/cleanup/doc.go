@@ -8,19 +8,27 @@
 // finalizer. The design is the local-storage-operator's (LSO)
 // "handle-local-volume-deletion" enhancement.
 //
-// One controller handles both kinds with the same rules and events. Its
-// queue keys are "<Kind>/<namespace>/<name>"; the PVs of an owner are found
-// by their owner labels (kind, name, namespace), their node by their
-// kubernetes.io/hostname label or, failing that, by the single hostname
-// value of their node affinity.
+// One controller handles both kinds with the same rules and events, on a
+// reconcile.Loop whose keys are OwnerKeys (kind, namespace, name). It reads
+// and writes them through the generated typed client, informers and
+// listers (pkg/generated), and writes every finalizer through package
+// finalizer. The PVs of an owner are found by their owner labels (kind,
+// name, namespace), their node by their kubernetes.io/hostname label or,
+// failing that, by the single hostname value of their node affinity.
 //
 // # Rules
 //
+// The controller adds the storage.openshift.com/local-volume-protection
+// finalizer together with the ManagedByAnnotation marker, in one write:
+// local-storage-operator puts the same finalizer on the same kinds, and the
+// marker tells the ones this controller is responsible for.
+//
 // With the LocalVolumeCleanup feature gate off (Options.Enabled false), the
-// controller never adds the storage.openshift.com/local-volume-protection
-// finalizer and never looks at PVs; it removes the finalizer from every
-// LocalVolume and LocalVolumeSet that still has it, so turning the gate off
-// never leaves one stuck in deletion.
+// controller never adds the finalizer and never looks at PVs; it removes
+// the finalizer, and the marker, from every LocalVolume and LocalVolumeSet
+// it marked, so turning the gate off never leaves one of them stuck in
+// deletion. The caller runs it then only where the kinds are served and
+// may be listed (cmd/csi-provisioner checks).
 //
 // With it on, an owner that is not being deleted gets the finalizer. An
 // owner being deleted keeps it while it owns PVs, each handled by its
@@ -97,8 +105,8 @@
 // A nodeSelector is read with the semantics of node affinity (terms ORed,
 // requirements ANDed; In, NotIn, Exists, DoesNotExist, Gt, Lt on labels
 // and In, NotIn on metadata.name); an unset one, or one without terms,
-// selects every node. A selector that cannot be read or evaluated counts
-// as selecting the node: doubt never gets volumes abandoned.
+// selects every node. A selector that cannot be evaluated counts as
+// selecting the node: doubt never gets volumes abandoned.
 //
 // # Why unbound PVs are deleted rather than marked Released
 //

@@ -6,17 +6,19 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/csi-protect/external-provisioner/internal/reconcile"
 
 	"github.com/csi-protect/external-provisioner/pkg/apis/local"
 )
 
 func TestFinalizerAdded(t *testing.T) {
 	forEachKind(t, func(t *testing.T, kind string) {
-		e := newEnv(t, setup{owners: []*unstructured.Unstructured{newOwner(kind)}})
+		e := newEnv(t, setup{owners: []ownerObject{newOwner(kind)}})
+		seen := e.owner(t, kind).meta.GetResourceVersion()
 		e.mustSync(t, keyOf(kind))
 		if !hasOwnerFinalizer(e.owner(t, kind)) {
 			t.Fatal("finalizer not added")
@@ -36,8 +38,8 @@ func TestFinalizerAdded(t *testing.T) {
 		if err := json.Unmarshal(patches[0].Patch, &p); err != nil {
 			t.Fatal(err)
 		}
-		if p.Metadata.ResourceVersion != "1" {
-			t.Errorf("patch resourceVersion = %q, want 1", p.Metadata.ResourceVersion)
+		if p.Metadata.ResourceVersion != seen {
+			t.Errorf("patch resourceVersion = %q, want %s", p.Metadata.ResourceVersion, seen)
 		}
 		// Marked in the same write, so that with the gate off only what
 		// this controller added is removed.
@@ -60,7 +62,7 @@ func TestFinalizerAdded(t *testing.T) {
 func TestGateOff(t *testing.T) {
 	t.Run("stale finalizer removed", func(t *testing.T) {
 		forEachKind(t, func(t *testing.T, kind string) {
-			e := newEnv(t, setup{owners: []*unstructured.Unstructured{newOwner(kind, protectedOwner)}, disabled: true})
+			e := newEnv(t, setup{owners: []ownerObject{newOwner(kind, protectedOwner)}, disabled: true})
 			e.mustSync(t, keyOf(kind))
 			if hasOwnerFinalizer(e.owner(t, kind)) {
 				t.Fatal("stale finalizer kept with the gate off")
@@ -72,7 +74,7 @@ func TestGateOff(t *testing.T) {
 	})
 	t.Run("local-storage-operator's finalizer kept", func(t *testing.T) {
 		forEachKind(t, func(t *testing.T, kind string) {
-			e := newEnv(t, setup{owners: []*unstructured.Unstructured{newOwner(kind, lsoOwner, deletingOwner)}, disabled: true})
+			e := newEnv(t, setup{owners: []ownerObject{newOwner(kind, lsoOwner, deletingOwner)}, disabled: true})
 			e.mustSync(t, keyOf(kind))
 			if !hasOwnerFinalizer(e.owner(t, kind)) {
 				t.Fatal("a finalizer this controller did not add was removed with the gate off")
@@ -84,7 +86,7 @@ func TestGateOff(t *testing.T) {
 	})
 	t.Run("none added", func(t *testing.T) {
 		forEachKind(t, func(t *testing.T, kind string) {
-			e := newEnv(t, setup{owners: []*unstructured.Unstructured{newOwner(kind)}, disabled: true})
+			e := newEnv(t, setup{owners: []ownerObject{newOwner(kind)}, disabled: true})
 			e.mustSync(t, keyOf(kind))
 			if w := e.writes(); len(w) != 0 {
 				t.Fatalf("writes = %v, want none with the gate off", w)
@@ -94,7 +96,7 @@ func TestGateOff(t *testing.T) {
 	t.Run("deleting owner is not stuck", func(t *testing.T) {
 		forEachKind(t, func(t *testing.T, kind string) {
 			e := newEnv(t, setup{
-				owners:   []*unstructured.Unstructured{newOwner(kind, protectedOwner, deletingOwner)},
+				owners:   []ownerObject{newOwner(kind, protectedOwner, deletingOwner)},
 				volumes:  []*corev1.PersistentVolume{newPV("bound", kind, boundTo("app", "db")), newPV("free", kind)},
 				disabled: true,
 			})
@@ -125,7 +127,7 @@ func TestGateOff(t *testing.T) {
 func TestLastVolumeGoneRemovesFinalizer(t *testing.T) {
 	forEachKind(t, func(t *testing.T, kind string) {
 		e := newEnv(t, setup{
-			owners:  []*unstructured.Unstructured{newOwner(kind, protectedOwner, deletingOwner)},
+			owners:  []ownerObject{newOwner(kind, protectedOwner, deletingOwner)},
 			volumes: []*corev1.PersistentVolume{newPV("pv", kind, deletingPV)},
 			nodes:   []*corev1.Node{newNode(testNode)},
 		})
@@ -155,7 +157,7 @@ func TestLastVolumeGoneRemovesFinalizer(t *testing.T) {
 
 // An owner that never had a PV goes at once.
 func TestOwnerWithoutVolumesGoesAtOnce(t *testing.T) {
-	e := newEnv(t, setup{owners: []*unstructured.Unstructured{newOwner(KindLocalVolumeSet, protectedOwner, deletingOwner)}})
+	e := newEnv(t, setup{owners: []ownerObject{newOwner(KindLocalVolumeSet, protectedOwner, deletingOwner)}})
 	e.mustSync(t, keyOf(KindLocalVolumeSet))
 	if e.owner(t, KindLocalVolumeSet) != nil {
 		t.Fatal("owner without PVs kept")
@@ -165,24 +167,25 @@ func TestOwnerWithoutVolumesGoesAtOnce(t *testing.T) {
 // A PV the API server has but the cache does not show yet (the node agent
 // created it just before it saw the deletion) keeps the finalizer.
 func TestCompletionWaitsForAPIServer(t *testing.T) {
-	e := newEnv(t, setup{owners: []*unstructured.Unstructured{newOwner(KindLocalVolume, protectedOwner, deletingOwner)}, limiter: fastRetries()})
+	e := newEnv(t, setup{owners: []ownerObject{newOwner(KindLocalVolume, protectedOwner, deletingOwner)}, limiter: instantRetries()})
 	e.settle(t)
 	late := newPV("late", KindLocalVolume)
 	e.kube.PrependReactor("list", "persistentvolumes", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, &corev1.PersistentVolumeList{Items: []corev1.PersistentVolume{*late}}, nil
 	})
-	_, err := e.ctrl.sync(e.ctx, keyOf(KindLocalVolume))
-	if !errors.Is(err, errCacheBehind) {
-		t.Fatalf("sync = %v, want %v", err, errCacheBehind)
+	key := keyOf(KindLocalVolume)
+	// Step the loop: the handlers may have queued the owner already.
+	e.ctrl.loop.Add(key)
+	e.ctrl.loop.ProcessNext(e.ctx)
+	if got := e.syncsOf(key); len(got) != 1 || !errors.Is(got[0], errCacheBehind) || !errors.Is(got[0], reconcile.ErrRetry) {
+		t.Fatalf("syncs = %v, want one failing with %v", got, errCacheBehind)
 	}
 	if !hasOwnerFinalizer(e.owner(t, KindLocalVolume)) {
 		t.Fatal("finalizer removed over a PV the cache did not show")
 	}
 	// Retried as routine, not logged as an error.
-	e.ctrl.queue.Add(keyOf(KindLocalVolume))
-	e.ctrl.processNext(e.ctx)
-	if got := e.ctrl.queue.NumRequeues(keyOf(KindLocalVolume)); got != 1 {
-		t.Errorf("requeues = %d, want 1", got)
+	if got := e.ctrl.loop.Len(); got != 1 {
+		t.Errorf("queued = %d, want the owner back", got)
 	}
 	if logs := e.errorLogs(); len(logs) != 0 {
 		t.Errorf("error logs = %v, want none", logs)
@@ -192,7 +195,7 @@ func TestCompletionWaitsForAPIServer(t *testing.T) {
 // A finalizer removed by hand from an owner being deleted is not put back.
 func TestFinalizerNotReaddedToDeletingOwner(t *testing.T) {
 	e := newEnv(t, setup{
-		owners:  []*unstructured.Unstructured{newOwner(KindLocalVolume, deletingOwner)},
+		owners:  []ownerObject{newOwner(KindLocalVolume, deletingOwner)},
 		volumes: []*corev1.PersistentVolume{newPV("pv", KindLocalVolume)},
 	})
 	e.mustSync(t, keyOf(KindLocalVolume))

@@ -5,20 +5,17 @@ import (
 	"maps"
 	"path"
 	"slices"
-	"strconv"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/labels"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
@@ -27,11 +24,16 @@ import (
 	"k8s.io/component-base/metrics"
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
-
-	"github.com/csi-protect/external-provisioner/pkg/apis/local"
-
-	"github.com/csi-protect/external-provisioner/internal/testutil"
 	testingclock "k8s.io/utils/clock/testing"
+
+	"github.com/csi-protect/external-provisioner/internal/reconcile"
+	"github.com/csi-protect/external-provisioner/internal/testutil"
+	"github.com/csi-protect/external-provisioner/pkg/apis/local"
+	localv1 "github.com/csi-protect/external-provisioner/pkg/apis/local/v1"
+	localv1alpha1 "github.com/csi-protect/external-provisioner/pkg/apis/local/v1alpha1"
+	"github.com/csi-protect/external-provisioner/pkg/finalizer"
+	localfake "github.com/csi-protect/external-provisioner/pkg/generated/clientset/versioned/fake"
+	"github.com/csi-protect/external-provisioner/pkg/generated/informers/externalversions"
 )
 
 const (
@@ -42,13 +44,9 @@ const (
 )
 
 var (
-	kinds     = []string{KindLocalVolume, KindLocalVolumeSet}
-	pvGVR     = corev1.SchemeGroupVersion.WithResource("persistentvolumes")
-	nodeGVR   = corev1.SchemeGroupVersion.WithResource("nodes")
-	listKinds = map[schema.GroupVersionResource]string{
-		LocalVolumeResource:    "LocalVolumeList",
-		LocalVolumeSetResource: "LocalVolumeSetList",
-	}
+	kinds   = []string{KindLocalVolume, KindLocalVolumeSet}
+	pvGVR   = corev1.SchemeGroupVersion.WithResource("persistentvolumes")
+	nodeGVR = corev1.SchemeGroupVersion.WithResource("nodes")
 )
 
 // forEachKind runs test once for each owner kind: both get the same rules.
@@ -58,41 +56,56 @@ func forEachKind(t *testing.T, test func(t *testing.T, kind string)) {
 	}
 }
 
-func keyOf(kind string) string { return ownerKey(kind, testNS, ownerName) }
+func keyOf(kind string) OwnerKey { return OwnerKey{Kind: kind, Namespace: testNS, Name: ownerName} }
+
+// newLocalClient is a fake LocalVolume clientset with the API server's
+// semantics, the status subresource included.
+func newLocalClient() *localfake.Clientset {
+	client := localfake.NewSimpleClientset()
+	testutil.ServerSemantics(&client.Fake, client.Tracker(), testutil.APIServerOptions{
+		StatusSubresources: []string{LocalVolumeResource.Resource, LocalVolumeSetResource.Resource},
+	})
+	return client
+}
 
 // --- the environment ---
 
 // setup is what a test starts from.
 type setup struct {
-	owners  []*unstructured.Unstructured
+	owners  []ownerObject
 	volumes []*corev1.PersistentVolume
 	nodes   []*corev1.Node
 	// disabled turns the LocalVolumeCleanup gate off.
 	disabled bool
-	// ownInformers leaves Options.CRInformers nil, so that the controller
-	// makes its own, which only Run starts: for tests that run it.
+	// ownInformers leaves Options.LocalInformers nil, so that the
+	// controller makes its own, which only Run starts: for tests that run
+	// it.
 	ownInformers bool
 	// realClock uses the real clock instead of a fake one.
 	realClock bool
 	grace     time.Duration
 	// limiter replaces the default rate limiter, to make retries fast.
-	limiter workqueue.TypedRateLimiter[string]
+	limiter workqueue.TypedRateLimiter[OwnerKey]
 }
 
 // env is a controller over started informers of fake clients. Tests either
-// call sync themselves or start the workers with run.
+// call sync or step the loop themselves, or start the workers with run.
 type env struct {
 	kube     *fake.Clientset
-	dyn      *fakeDynamicClient
+	local    *localfake.Clientset
 	ctrl     *Controller
 	events   *eventLog
 	clock    *testingclock.FakeClock
 	registry metrics.KubeRegistry
 	ctx      context.Context
 	logs     ktesting.Buffer
-	rv       *atomic.Int64
 	factory  informers.SharedInformerFactory
 	watches  *watchLog
+
+	// syncs are the outcomes of the loop's syncs, by owner, as the
+	// Processed hook reports them.
+	mu    sync.Mutex
+	syncs map[OwnerKey][]error
 }
 
 func newEnv(t *testing.T, s setup) *env {
@@ -100,6 +113,14 @@ func newEnv(t *testing.T, s setup) *env {
 	// Buffered so tests can check what was logged at error level.
 	logger := ktesting.NewLogger(t, ktesting.NewConfig(ktesting.BufferLogs(true)))
 	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logger))
+	e := &env{
+		local:   newLocalClient(),
+		events:  &eventLog{},
+		clock:   testingclock.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)),
+		ctx:     ctx,
+		watches: &watchLog{},
+		syncs:   map[OwnerKey][]error{},
+	}
 	var objects []runtime.Object
 	for _, pv := range s.volumes {
 		objects = append(objects, pv)
@@ -107,93 +128,137 @@ func newEnv(t *testing.T, s setup) *env {
 	for _, node := range s.nodes {
 		objects = append(objects, node)
 	}
-	kube := fake.NewClientset(objects...)
-	var owners []runtime.Object
-	for _, u := range s.owners {
-		owners = append(owners, countedOwner(u, s.volumes))
+	e.kube = testutil.NewClientset(objects...)
+	for _, o := range s.owners {
+		e.createOwner(t, countedOwner(o, s.volumes))
 	}
-	dyn := newFakeDynamicClient(runtime.NewScheme(), listKinds, owners...)
-	rv := &atomic.Int64{}
-	rv.Store(1000)
-	watches := &watchLog{}
-	kube.PrependWatchReactor("*", watches.reactor(kube.Tracker()))
-	dyn.PrependWatchReactor("*", watches.reactor(dyn.Tracker()))
-	serverSemantics(&kube.Fake, kube.Tracker(), pvGVR, rv)
-	serverSemantics(&dyn.Fake, dyn.Tracker(), LocalVolumeResource, rv)
-	serverSemantics(&dyn.Fake, dyn.Tracker(), LocalVolumeSetResource, rv)
+	e.kube.PrependWatchReactor("*", e.watches.reactor(e.kube.Tracker()))
+	e.local.PrependWatchReactor("*", e.watches.reactor(e.local.Tracker()))
 
-	registry := metrics.NewKubeRegistry()
+	e.registry = metrics.NewKubeRegistry()
 	m := NewMetrics()
-	registry.MustRegister(m.Registerables()...)
-	factory := informers.NewSharedInformerFactory(kube, 0)
-	events := &eventLog{}
-	clk := testingclock.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	e.registry.MustRegister(m.Registerables()...)
+	e.factory = informers.NewSharedInformerFactory(e.kube, 0)
 	opts := Options{
-		Client:         kube,
-		Dynamic:        dyn,
-		VolumeInformer: factory.Core().V1().PersistentVolumes(),
-		NodeInformer:   factory.Core().V1().Nodes(),
+		Client:         e.kube,
+		LocalClient:    e.local,
+		VolumeInformer: e.factory.Core().V1().PersistentVolumes(),
+		NodeInformer:   e.factory.Core().V1().Nodes(),
 		Enabled:        !s.disabled,
-		EventRecorder:  events,
+		EventRecorder:  e.events,
 		Metrics:        m,
 		RateLimiter:    s.limiter,
-		Clock:          clk,
+		Processed:      e.processed,
+		Clock:          e.clock,
 		NodeGoneGrace:  s.grace,
 	}
 	if s.realClock {
 		opts.Clock = nil
 	}
-	var crs dynamicinformer.DynamicSharedInformerFactory
+	var crs externalversions.SharedInformerFactory
 	if !s.ownInformers {
-		crs = dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0)
-		opts.CRInformers = crs
+		crs = externalversions.NewSharedInformerFactory(e.local, 0)
+		opts.LocalInformers = crs
 	}
 	ctrl, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	factory.Start(ctx.Done())
+	e.ctrl = ctrl
+	e.factory.Start(ctx.Done())
 	if crs != nil {
 		crs.Start(ctx.Done())
 		if !cache.WaitForCacheSync(ctx.Done(), ctrl.cachesSynced()...) {
 			t.Fatal("caches did not sync")
 		}
+		e.waitWatching(t)
 	}
 	t.Cleanup(func() {
 		cancel()
-		factory.Shutdown()
+		ctrl.loop.ShutDown()
+		e.factory.Shutdown()
 		if crs != nil {
 			crs.Shutdown()
 		}
 	})
-	e := &env{kube: kube, dyn: dyn, ctrl: ctrl, events: events, clock: clk, registry: registry, ctx: ctx, rv: rv, factory: factory, watches: watches}
 	e.logs = logger.GetSink().(ktesting.Underlier).GetBuffer()
 	return e
 }
 
-// countedOwner is u as the controller leaves a LocalVolumeSet at rest:
-// with a totalProvisionedDeviceCount of its volumes, unless u has one
+// processed is the loop's Processed hook.
+func (e *env) processed(key OwnerKey, _ reconcile.Result, err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.syncs[key] = append(e.syncs[key], err)
+}
+
+// syncsOf are the outcomes of the loop's syncs of key so far.
+func (e *env) syncsOf(key OwnerKey) []error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.syncs[key])
+}
+
+// waitSyncs waits until the loop has synced key n times in all.
+func (e *env) waitSyncs(t *testing.T, key OwnerKey, n int) {
+	t.Helper()
+	eventually(t, "the syncs of "+key.String(), func() bool { return len(e.syncsOf(key)) >= n })
+}
+
+// createOwner stores a LocalVolume or LocalVolumeSet as a user would.
+func (e *env) createOwner(t *testing.T, o ownerObject) {
+	t.Helper()
+	var err error
+	switch o := o.(type) {
+	case *localv1.LocalVolume:
+		_, err = e.local.LocalV1().LocalVolumes(o.Namespace).Create(context.Background(), o, metav1.CreateOptions{})
+	case *localv1alpha1.LocalVolumeSet:
+		_, err = e.local.LocalV1alpha1().LocalVolumeSets(o.Namespace).Create(context.Background(), o, metav1.CreateOptions{})
+	default:
+		t.Fatalf("not an owner: %T", o)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// deleteOwner deletes an owner as kubectl does: with its finalizer, the API
+// server only sets its deletionTimestamp.
+func (e *env) deleteOwner(t *testing.T, kind string) {
+	t.Helper()
+	var err error
+	switch kind {
+	case KindLocalVolume:
+		err = e.local.LocalV1().LocalVolumes(testNS).Delete(context.Background(), ownerName, metav1.DeleteOptions{})
+	case KindLocalVolumeSet:
+		err = e.local.LocalV1alpha1().LocalVolumeSets(testNS).Delete(context.Background(), ownerName, metav1.DeleteOptions{})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// countedOwner is o as the controller leaves a LocalVolumeSet at rest:
+// with a totalProvisionedDeviceCount of its volumes, unless o has one
 // (withDeviceCount), so that only tests about the count see it written.
-func countedOwner(u *unstructured.Unstructured, volumes []*corev1.PersistentVolume) *unstructured.Unstructured {
-	if u.GetKind() != KindLocalVolumeSet {
-		return u
+func countedOwner(o ownerObject, volumes []*corev1.PersistentVolume) ownerObject {
+	set, ok := o.(*localv1alpha1.LocalVolumeSet)
+	if !ok || set.Status.TotalProvisionedDeviceCount != nil {
+		return o
 	}
-	if _, found, _ := unstructured.NestedFieldNoCopy(u.Object, "status", "totalProvisionedDeviceCount"); found {
-		return u
-	}
-	key := ownerKey(KindLocalVolumeSet, u.GetNamespace(), u.GetName())
+	key := OwnerKey{Kind: KindLocalVolumeSet, Namespace: set.Namespace, Name: set.Name}
 	n := 0
 	for _, pv := range volumes {
-		if volumeOwner(pv) == key {
+		if k, ok := volumeOwner(pv); ok && k == key {
 			n++
 		}
 	}
 	if n == 0 {
-		return u
+		return o
 	}
-	u = u.DeepCopy()
-	withDeviceCount(n)(u)
-	return u
+	set = set.DeepCopy()
+	withDeviceCount(n)(set)
+	return set
 }
 
 // run starts the workers; the test's cleanup stops them and waits.
@@ -220,32 +285,20 @@ func (e *env) settle(t *testing.T) {
 	t.Helper()
 	eventually(t, "the caches to catch up", func() bool {
 		// With the gate off, there are no PV and Node caches.
-		if e.ctrl.volumeIndex != nil && !sameVersions(e.stored(t, e.kube.Tracker(), pvGVR, "PersistentVolume"), e.cached(t, e.ctrl.volumeIndex)) {
+		if e.ctrl.volumeIndex != nil && !maps.Equal(e.stored(t, e.kube.Tracker(), pvGVR, "PersistentVolume"), versions(e.ctrl.volumeIndex)) {
 			return false
 		}
-		if e.ctrl.nodeIndex != nil && !sameVersions(e.stored(t, e.kube.Tracker(), nodeGVR, "Node"), e.cached(t, e.ctrl.nodeIndex)) {
+		if e.ctrl.nodeIndex != nil && !maps.Equal(e.stored(t, e.kube.Tracker(), nodeGVR, "Node"), versions(e.ctrl.nodeIndex)) {
 			return false
 		}
 		for _, k := range e.ctrl.kinds {
-			stored := e.stored(t, e.dyn.Tracker(), k.gvr, k.name)
-			objs, err := k.lister.List(labels.Everything())
-			if err != nil {
-				t.Fatal(err)
-			}
-			cached := map[string]string{}
-			for _, obj := range objs {
-				m, _ := meta.Accessor(obj)
-				cached[m.GetNamespace()+"/"+m.GetName()] = m.GetResourceVersion()
-			}
-			if !sameVersions(stored, cached) {
+			if !maps.Equal(e.stored(t, e.local.Tracker(), k.gvr, k.name), versions(k.informer.GetStore())) {
 				return false
 			}
 		}
 		return true
 	})
 }
-
-func sameVersions(a, b map[string]string) bool { return maps.Equal(a, b) }
 
 func (e *env) stored(t *testing.T, tracker k8stesting.ObjectTracker, gvr schema.GroupVersionResource, kind string) map[string]string {
 	t.Helper()
@@ -265,13 +318,10 @@ func (e *env) stored(t *testing.T, tracker k8stesting.ObjectTracker, gvr schema.
 	return out
 }
 
-func (e *env) cached(t *testing.T, indexer cache.Indexer) map[string]string {
-	t.Helper()
+// versions are the resourceVersions of what store holds, by namespace/name.
+func versions(store cache.Store) map[string]string {
 	out := map[string]string{}
-	if indexer == nil {
-		return out
-	}
-	for _, obj := range indexer.List() {
+	for _, obj := range store.List() {
 		m, _ := meta.Accessor(obj)
 		out[m.GetNamespace()+"/"+m.GetName()] = m.GetResourceVersion()
 	}
@@ -279,14 +329,15 @@ func (e *env) cached(t *testing.T, indexer cache.Indexer) map[string]string {
 }
 
 // sync runs one sync of key, as a worker would, on settled caches.
-func (e *env) sync(t *testing.T, key string) (time.Duration, error) {
+func (e *env) sync(t *testing.T, key OwnerKey) (time.Duration, error) {
 	t.Helper()
 	e.settle(t)
-	return e.ctrl.sync(e.ctx, key)
+	result, err := e.ctrl.sync(e.ctx, key)
+	return result.RequeueAfter, err
 }
 
 // mustSync syncs key and fails the test on an error.
-func (e *env) mustSync(t *testing.T, key string) time.Duration {
+func (e *env) mustSync(t *testing.T, key OwnerKey) time.Duration {
 	t.Helper()
 	after, err := e.sync(t, key)
 	if err != nil {
@@ -296,17 +347,20 @@ func (e *env) mustSync(t *testing.T, key string) time.Duration {
 }
 
 // owner reads an owner from the fake API server, nil if it is gone.
-func (e *env) owner(t *testing.T, kind string) *unstructured.Unstructured {
+func (e *env) owner(t *testing.T, kind string) *owner {
 	t.Helper()
-	gvr := e.ctrl.kinds[kind].gvr
-	obj, err := e.dyn.Tracker().Get(gvr, testNS, ownerName)
+	obj, err := e.local.Tracker().Get(e.ctrl.kinds[kind].gvr, testNS, ownerName)
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	return obj.(*unstructured.Unstructured)
+	o, ok := ownerOf(obj)
+	if !ok {
+		t.Fatalf("not an owner: %T", obj)
+	}
+	return o
 }
 
 // pv reads a PV from the fake API server, nil if it is gone.
@@ -330,8 +384,21 @@ func (e *env) updatePV(t *testing.T, name string, change pvOption) {
 		t.Fatalf("PV %s not found", name)
 	}
 	change(pv)
-	pv.ResourceVersion = strconv.FormatInt(e.rv.Add(1), 10)
-	if err := e.kube.Tracker().Update(pvGVR, pv, ""); err != nil {
+	if _, err := e.kube.CoreV1().PersistentVolumes().Update(context.Background(), pv, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// byUser marks the deletes of the tests, which play the user: the
+// controller never sets a propagation policy, so writes and deletes leave
+// them out.
+var byUser = metav1.DeletePropagationBackground
+
+// userDeletesPV deletes a PV as a user would: its finalizers keep it, being
+// deleted.
+func (e *env) userDeletesPV(t *testing.T, name string) {
+	t.Helper()
+	if err := e.kube.CoreV1().PersistentVolumes().Delete(context.Background(), name, metav1.DeleteOptions{PropagationPolicy: &byUser}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -345,38 +412,45 @@ func (e *env) agentReleases(t *testing.T, name string) {
 		t.Fatalf("PV %s is not being deleted: %v", name, pv)
 	}
 	e.updatePV(t, name, func(pv *corev1.PersistentVolume) { pv.Finalizers = nil })
-	if err := e.kube.Tracker().Delete(pvGVR, "", name); err != nil {
-		t.Fatal(err)
+	if e.pv(t, name) != nil {
+		t.Fatalf("PV %s still there without finalizers", name)
 	}
 }
 
 func (e *env) createNode(t *testing.T, node *corev1.Node) {
 	t.Helper()
-	node.ResourceVersion = strconv.FormatInt(e.rv.Add(1), 10)
-	if err := e.kube.Tracker().Add(node); err != nil {
+	if _, err := e.kube.CoreV1().Nodes().Create(context.Background(), node, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func (e *env) deleteNode(t *testing.T, name string) {
 	t.Helper()
-	if err := e.kube.Tracker().Delete(nodeGVR, "", name); err != nil {
+	if err := e.kube.CoreV1().Nodes().Delete(context.Background(), name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// writes lists the writes sent to the fake API servers, as "verb resource
-// name", the resource with its subresource ("localvolumes/status").
+// actions are what the controller sent to both fake API servers.
+func (e *env) actions() []k8stesting.Action {
+	return append(e.kube.Actions(), e.local.Actions()...)
+}
+
+// writes lists the controller's writes to the fake API servers, as "verb
+// resource name", the resource with its subresource
+// ("localvolumes/status"). The controller only patches, and deletes PVs;
+// the tests' own writes (creates, updates, deletes byUser and of owners and
+// Nodes) are left out.
 func (e *env) writes() []string {
 	var out []string
-	for _, a := range append(e.kube.Actions(), e.dyn.Actions()...) {
+	for _, a := range e.actions() {
 		switch a := a.(type) {
 		case k8stesting.PatchActionImpl:
 			out = append(out, "patch "+path.Join(a.Resource.Resource, a.Subresource)+" "+a.Name)
 		case k8stesting.DeleteActionImpl:
-			out = append(out, "delete "+a.Resource.Resource+" "+a.Name)
-		case k8stesting.CreateActionImpl, k8stesting.UpdateActionImpl:
-			out = append(out, a.GetVerb()+" "+a.GetResource().Resource)
+			if a.Resource == pvGVR && a.DeleteOptions.PropagationPolicy == nil {
+				out = append(out, "delete "+a.Resource.Resource+" "+a.Name)
+			}
 		}
 	}
 	return out
@@ -390,7 +464,7 @@ func (e *env) writesBesidesStatus() []string {
 // statusPatches returns the patches sent for the status of owners.
 func (e *env) statusPatches() []k8stesting.PatchActionImpl {
 	var out []k8stesting.PatchActionImpl
-	for _, a := range e.dyn.Actions() {
+	for _, a := range e.local.Actions() {
 		if p, ok := a.(k8stesting.PatchActionImpl); ok && p.Subresource == "status" {
 			out = append(out, p)
 		}
@@ -398,11 +472,11 @@ func (e *env) statusPatches() []k8stesting.PatchActionImpl {
 	return out
 }
 
-// deletes returns the delete actions sent for PVs.
+// deletes returns the delete actions the controller sent for PVs.
 func (e *env) deletes() []k8stesting.DeleteActionImpl {
 	var out []k8stesting.DeleteActionImpl
 	for _, a := range e.kube.Actions() {
-		if d, ok := a.(k8stesting.DeleteActionImpl); ok && d.Resource == pvGVR {
+		if d, ok := a.(k8stesting.DeleteActionImpl); ok && d.Resource == pvGVR && d.DeleteOptions.PropagationPolicy == nil {
 			out = append(out, d)
 		}
 	}
@@ -413,7 +487,7 @@ func (e *env) deletes() []k8stesting.DeleteActionImpl {
 // status.
 func (e *env) patches(resource string) []k8stesting.PatchActionImpl {
 	var out []k8stesting.PatchActionImpl
-	for _, a := range append(e.kube.Actions(), e.dyn.Actions()...) {
+	for _, a := range e.actions() {
 		if p, ok := a.(k8stesting.PatchActionImpl); ok && p.Resource.Resource == resource && p.Subresource == "" {
 			out = append(out, p)
 		}
@@ -433,7 +507,7 @@ func (e *env) errorLogs() []string {
 }
 
 // metric returns the value of a local_volume_cleanup metric by its short
-// name.
+// name, and fails the test if there is no such metric.
 func (e *env) metric(t *testing.T, name string) float64 {
 	t.Helper()
 	v, ok := testutil.MetricValue(t, e.registry, "csi_provisioner_local_volume_cleanup_"+name)
@@ -443,8 +517,8 @@ func (e *env) metric(t *testing.T, name string) float64 {
 	return v
 }
 
-func hasOwnerFinalizer(u *unstructured.Unstructured) bool {
-	return u != nil && slices.Contains(u.GetFinalizers(), local.LocalVolumeProtectionFinalizer)
+func hasOwnerFinalizer(o *owner) bool {
+	return o != nil && finalizer.Has(o.meta, local.LocalVolumeProtectionFinalizer)
 }
 
 // mentions fails the test unless text contains every part.
@@ -463,6 +537,8 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	testutil.Eventually(t, 5*time.Second, what, cond)
 }
 
-func fastRetries() workqueue.TypedRateLimiter[string] {
-	return workqueue.NewTypedItemExponentialFailureRateLimiter[string](time.Millisecond, 10*time.Millisecond)
+// instantRetries retries at once, so a test stepping the loop finds a
+// retried key back in the queue without waiting.
+func instantRetries() workqueue.TypedRateLimiter[OwnerKey] {
+	return workqueue.NewTypedItemExponentialFailureRateLimiter[OwnerKey](0, 0)
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/csi-protect/external-provisioner/pkg/apis/local"
 )
@@ -58,7 +57,7 @@ func TestGoneNodeAfterGrace(t *testing.T) {
 	forEachKind(t, func(t *testing.T, kind string) {
 		// No Node for testNode.
 		e := newEnv(t, setup{
-			owners:  []*unstructured.Unstructured{newOwner(kind, protectedOwner, deletingOwner)},
+			owners:  []ownerObject{newOwner(kind, protectedOwner, deletingOwner)},
 			volumes: []*corev1.PersistentVolume{newPV("pv", kind, releasedFrom("app", "db", corev1.PersistentVolumeReclaimDelete))},
 		})
 		key := keyOf(kind)
@@ -85,7 +84,7 @@ func TestGoneNodeAfterGrace(t *testing.T) {
 // runs; only letting go of the finalizer waits.
 func TestGoneNodeUnboundVolume(t *testing.T) {
 	e := newEnv(t, setup{
-		owners:  []*unstructured.Unstructured{newOwner(KindLocalVolume, protectedOwner, deletingOwner)},
+		owners:  []ownerObject{newOwner(KindLocalVolume, protectedOwner, deletingOwner)},
 		volumes: []*corev1.PersistentVolume{newPV("pv", KindLocalVolume)},
 	})
 	key := keyOf(KindLocalVolume)
@@ -109,7 +108,7 @@ func TestGoneNodeUnboundVolume(t *testing.T) {
 func TestGoneNodeWithinGrace(t *testing.T) {
 	forEachKind(t, func(t *testing.T, kind string) {
 		e := newEnv(t, setup{
-			owners:  []*unstructured.Unstructured{newOwner(kind, protectedOwner, deletingOwner)},
+			owners:  []ownerObject{newOwner(kind, protectedOwner, deletingOwner)},
 			volumes: []*corev1.PersistentVolume{newPV("pv", kind, deletingPV)},
 		})
 		key := keyOf(kind)
@@ -137,7 +136,7 @@ func TestGoneNodeWithinGrace(t *testing.T) {
 // goes again its grace period starts over.
 func TestReturningNodeRestartsGrace(t *testing.T) {
 	e := newEnv(t, setup{
-		owners:  []*unstructured.Unstructured{newOwner(KindLocalVolumeSet, protectedOwner, deletingOwner)},
+		owners:  []ownerObject{newOwner(KindLocalVolumeSet, protectedOwner, deletingOwner)},
 		volumes: []*corev1.PersistentVolume{newPV("pv", KindLocalVolumeSet, deletingPV)},
 	})
 	key := keyOf(KindLocalVolumeSet)
@@ -162,7 +161,7 @@ func TestReturningNodeRestartsGrace(t *testing.T) {
 func TestUnselectedNode(t *testing.T) {
 	forEachKind(t, func(t *testing.T, kind string) {
 		e := newEnv(t, setup{
-			owners: []*unstructured.Unstructured{newOwner(kind, protectedOwner, deletingOwner,
+			owners: []ownerObject{newOwner(kind, protectedOwner, deletingOwner,
 				withNodeSelector(selectorIn("storage", "local")))},
 			volumes: []*corev1.PersistentVolume{newPV("pv", kind, deletingPV)},
 			nodes:   []*corev1.Node{newNode(testNode, "storage", "none")},
@@ -196,7 +195,7 @@ func TestSelectedNodeIsKept(t *testing.T) {
 				opts = append(opts, withNodeSelector(s))
 			}
 			e := newEnv(t, setup{
-				owners:  []*unstructured.Unstructured{newOwner(KindLocalVolume, opts...)},
+				owners:  []ownerObject{newOwner(KindLocalVolume, opts...)},
 				volumes: []*corev1.PersistentVolume{newPV("pv", KindLocalVolume, deletingPV)},
 				nodes:   []*corev1.Node{newNode(testNode, "storage", "local")},
 			})
@@ -218,7 +217,7 @@ func TestSelectedNodeIsKept(t *testing.T) {
 func TestGoneNodeKeepsBlockingVolumes(t *testing.T) {
 	forEachKind(t, func(t *testing.T, kind string) {
 		e := newEnv(t, setup{
-			owners: []*unstructured.Unstructured{newOwner(kind, protectedOwner, deletingOwner)},
+			owners: []ownerObject{newOwner(kind, protectedOwner, deletingOwner)},
 			volumes: []*corev1.PersistentVolume{
 				newPV("bound", kind, boundTo("app", "db")),
 				newPV("kept", kind, releasedFrom("app", "old", corev1.PersistentVolumeReclaimRetain)),
@@ -241,7 +240,7 @@ func TestGoneNodeKeepsBlockingVolumes(t *testing.T) {
 // Nothing is taken for gone before the Node cache has synced.
 func TestNodeCacheNotSynced(t *testing.T) {
 	e := newEnv(t, setup{
-		owners:  []*unstructured.Unstructured{newOwner(KindLocalVolume, protectedOwner, deletingOwner)},
+		owners:  []ownerObject{newOwner(KindLocalVolume, protectedOwner, deletingOwner)},
 		volumes: []*corev1.PersistentVolume{newPV("pv", KindLocalVolume, deletingPV)},
 	})
 	e.ctrl.nodesSynced = func() bool { return false }
@@ -258,7 +257,7 @@ func TestNodeCacheNotSynced(t *testing.T) {
 func TestNodeFromAffinity(t *testing.T) {
 	withoutLabel := func(pv *corev1.PersistentVolume) { delete(pv.Labels, local.NodeLabel) }
 	e := newEnv(t, setup{
-		owners:  []*unstructured.Unstructured{newOwner(KindLocalVolume, protectedOwner, deletingOwner)},
+		owners:  []ownerObject{newOwner(KindLocalVolume, protectedOwner, deletingOwner)},
 		volumes: []*corev1.PersistentVolume{newPV("pv", KindLocalVolume, deletingPV, onNode("node-2"), withoutLabel)},
 		nodes:   []*corev1.Node{newNode(testNode)},
 	})

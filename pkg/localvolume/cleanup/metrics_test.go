@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/component-base/metrics/legacyregistry"
@@ -25,13 +23,14 @@ func TestMetricNames(t *testing.T) {
 // finalizer's removal by hand) is no longer counted.
 func TestBlockedGaugeForgetsGoneOwner(t *testing.T) {
 	e := newEnv(t, setup{
-		owners:  []*unstructured.Unstructured{newOwner(KindLocalVolumeSet, protectedOwner, deletingOwner)},
+		owners:  []ownerObject{newOwner(KindLocalVolumeSet, protectedOwner, deletingOwner)},
 		volumes: []*corev1.PersistentVolume{newPV("pv", KindLocalVolumeSet, boundTo("app", "db"))},
 		nodes:   []*corev1.Node{newNode(testNode)},
 	})
 	e.run(t)
 	eventually(t, "the blockage", func() bool { return e.metric(t, "blocked_deletions") == 1 })
-	if err := e.dyn.Tracker().Delete(LocalVolumeSetResource, testNS, ownerName); err != nil {
+	// Gone at once, as if its finalizer had been removed by hand.
+	if err := e.local.Tracker().Delete(LocalVolumeSetResource, testNS, ownerName); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "the gone owner to be forgotten", func() bool { return e.metric(t, "blocked_deletions") == 0 })
@@ -46,7 +45,7 @@ func TestNilMetricsStayPrivate(t *testing.T) {
 	client := fake.NewClientset()
 	factory := informers.NewSharedInformerFactory(client, 0)
 	c, err := New(Options{
-		Client: client, Dynamic: newFakeDynamicClient(runtime.NewScheme(), listKinds),
+		Client: client, LocalClient: newLocalClient(), EventRecorder: &eventLog{},
 		VolumeInformer: factory.Core().V1().PersistentVolumes(), NodeInformer: factory.Core().V1().Nodes(), Enabled: true,
 	})
 	if err != nil {

@@ -24,20 +24,28 @@ const (
 	hostnameIndex = "localvolume-cleanup/hostname"
 )
 
+// indexKey is the value of ownerIndex for the PVs of key.
+func indexKey(key OwnerKey) string {
+	return key.Kind + "/" + key.Namespace + "/" + key.Name
+}
+
 func indexByOwner(obj interface{}) ([]string, error) {
 	pv, ok := obj.(*corev1.PersistentVolume)
 	if !ok {
 		return nil, nil
 	}
-	if key := volumeOwner(pv); key != "" {
-		return []string{key}, nil
+	if key, ok := volumeOwner(pv); ok {
+		return []string{indexKey(key)}, nil
 	}
 	return nil, nil
 }
 
 func indexByVolumeNode(obj interface{}) ([]string, error) {
 	pv, ok := obj.(*corev1.PersistentVolume)
-	if !ok || volumeOwner(pv) == "" {
+	if !ok {
+		return nil, nil
+	}
+	if _, ok := volumeOwner(pv); !ok {
 		return nil, nil
 	}
 	if node := volumeNode(pv); node != "" {
@@ -208,18 +216,17 @@ type reach struct {
 
 // unreachableKey is one owner's view of one node.
 type unreachableKey struct {
-	owner string
+	owner OwnerKey
 	node  string
 }
 
 // nodeReach decides whether the agent of pv's node can still clean it for
-// the owner key, whose node selector is selector (selectorErr if it could
-// not be read). A node counts as lost only after the Node cache has synced
+// the owner o. A node counts as lost only after the Node cache has synced
 // and once it has been missing or not selected for the grace period, as
 // seen by this controller: the clock starts at the first sync that sees it
 // so, and starts again if the node is seen present and selected, or is
 // created again, in between.
-func (c *Controller) nodeReach(ctx context.Context, key string, pv *corev1.PersistentVolume, selector *corev1.NodeSelector, selectorErr error) (reach, error) {
+func (c *Controller) nodeReach(ctx context.Context, o *owner, pv *corev1.PersistentVolume) (reach, error) {
 	r := reach{node: volumeNode(pv)}
 	if r.node == "" || !c.nodesSynced() {
 		return r, nil
@@ -228,21 +235,16 @@ func (c *Controller) nodeReach(ctx context.Context, key string, pv *corev1.Persi
 	if err != nil {
 		return r, err
 	}
-	uk := unreachableKey{owner: key, node: r.node}
+	uk := unreachableKey{owner: o.key, node: r.node}
 	why := nodeMissing
 	if len(nodes) > 0 {
 		why = nodeUnselected
-		if selectorErr != nil {
-			// Unreadable selector: take every node as selected.
-			c.clearUnreachable(uk)
-			return r, nil
-		}
 		for _, obj := range nodes {
 			node, ok := obj.(*corev1.Node)
 			if !ok {
 				continue
 			}
-			ok, err := selects(selector, node)
+			ok, err := selects(o.nodeSelector, node)
 			if err != nil {
 				// A selector that cannot be evaluated keeps the node.
 				klog.FromContext(ctx).Error(err, "Cannot evaluate the nodeSelector; taking the node as selected", "node", node.Name)

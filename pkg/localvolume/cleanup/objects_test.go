@@ -3,7 +3,6 @@ package cleanup
 import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -14,82 +13,91 @@ import (
 
 // --- owners ---
 
+// ownerObject is a LocalVolume or LocalVolumeSet.
+type ownerObject interface {
+	metav1.Object
+	runtime.Object
+}
+
 // ownerOption changes a test LocalVolume or LocalVolumeSet.
-type ownerOption func(*unstructured.Unstructured)
+type ownerOption func(ownerObject)
 
 // newOwner is a LocalVolume or LocalVolumeSet named ownerName in testNS,
 // not being deleted, without finalizers, selecting every node.
-func newOwner(kind string, opts ...ownerOption) *unstructured.Unstructured {
-	meta := metav1.ObjectMeta{Name: ownerName, Namespace: testNS, UID: types.UID("uid-" + kind), ResourceVersion: "1"}
-	var typed runtime.Object
+func newOwner(kind string, opts ...ownerOption) ownerObject {
+	meta := metav1.ObjectMeta{Name: ownerName, Namespace: testNS, UID: types.UID("uid-" + kind)}
+	var o ownerObject
 	switch kind {
 	case KindLocalVolume:
-		typed = &localv1.LocalVolume{
-			TypeMeta:   metav1.TypeMeta{Kind: kind, APIVersion: localv1.SchemeGroupVersion.String()},
+		o = &localv1.LocalVolume{
 			ObjectMeta: meta,
 			Spec: localv1.LocalVolumeSpec{StorageClassDevices: []localv1.StorageClassDevice{
 				{StorageClassName: "local", DevicePaths: []string{"/dev/sdb"}},
 			}},
 		}
 	case KindLocalVolumeSet:
-		typed = &localv1alpha1.LocalVolumeSet{
-			TypeMeta:   metav1.TypeMeta{Kind: kind, APIVersion: localv1alpha1.SchemeGroupVersion.String()},
+		o = &localv1alpha1.LocalVolumeSet{
 			ObjectMeta: meta,
 			Spec:       localv1alpha1.LocalVolumeSetSpec{StorageClassName: "local"},
 		}
 	default:
 		panic("unknown kind " + kind)
 	}
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
-	if err != nil {
-		panic(err)
+	for _, opt := range opts {
+		opt(o)
 	}
-	u := &unstructured.Unstructured{Object: m}
-	for _, o := range opts {
-		o(u)
-	}
-	return u
+	return o
 }
 
 // protectedOwner carries the finalizer as this controller puts it: with
 // the marker annotation.
-func protectedOwner(u *unstructured.Unstructured) {
-	lsoOwner(u)
-	a := u.GetAnnotations()
+func protectedOwner(o ownerObject) {
+	lsoOwner(o)
+	a := o.GetAnnotations()
 	if a == nil {
 		a = map[string]string{}
 	}
 	a[ManagedByAnnotation] = managedByValue
-	u.SetAnnotations(a)
+	o.SetAnnotations(a)
 }
 
 // lsoOwner carries the finalizer as local-storage-operator puts it.
-func lsoOwner(u *unstructured.Unstructured) {
-	u.SetFinalizers(append(u.GetFinalizers(), local.LocalVolumeProtectionFinalizer))
+func lsoOwner(o ownerObject) {
+	o.SetFinalizers(append(o.GetFinalizers(), local.LocalVolumeProtectionFinalizer))
 }
 
-func deletingOwner(u *unstructured.Unstructured) {
+func deletingOwner(o ownerObject) {
 	now := metav1.Now()
-	u.SetDeletionTimestamp(&now)
+	o.SetDeletionTimestamp(&now)
 }
 
 func withNodeSelector(selector *corev1.NodeSelector) ownerOption {
-	return func(u *unstructured.Unstructured) {
-		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(selector)
-		if err != nil {
-			panic(err)
-		}
-		if err := unstructured.SetNestedMap(u.Object, m, "spec", "nodeSelector"); err != nil {
-			panic(err)
+	return func(o ownerObject) {
+		switch o := o.(type) {
+		case *localv1.LocalVolume:
+			o.Spec.NodeSelector = selector
+		case *localv1alpha1.LocalVolumeSet:
+			o.Spec.NodeSelector = selector
 		}
 	}
 }
 
 // withDeviceCount sets a LocalVolumeSet's status.totalProvisionedDeviceCount.
 func withDeviceCount(n int) ownerOption {
-	return func(u *unstructured.Unstructured) {
-		if err := unstructured.SetNestedField(u.Object, int64(n), "status", "totalProvisionedDeviceCount"); err != nil {
-			panic(err)
+	return func(o ownerObject) {
+		count := int32(n)
+		o.(*localv1alpha1.LocalVolumeSet).Status.TotalProvisionedDeviceCount = &count
+	}
+}
+
+// withConditions sets an owner's status.conditions.
+func withConditions(conditions ...metav1.Condition) ownerOption {
+	return func(o ownerObject) {
+		switch o := o.(type) {
+		case *localv1.LocalVolume:
+			o.Status.Conditions = conditions
+		case *localv1alpha1.LocalVolumeSet:
+			o.Status.Conditions = conditions
 		}
 	}
 }
@@ -111,8 +119,8 @@ type pvOption func(*corev1.PersistentVolume)
 func newPV(name, kind string, opts ...pvOption) *corev1.PersistentVolume {
 	pv := &corev1.PersistentVolume{
 		ObjectMeta: metav1.ObjectMeta{
-			Name: name, UID: types.UID("uid-" + name), ResourceVersion: "1",
-			Labels:     ownerLabels(kind, testNS, ownerName),
+			Name: name, UID: types.UID("uid-" + name),
+			Labels:     ownerLabels(keyOf(kind)),
 			Finalizers: []string{local.SymlinkDeleterFinalizer},
 		},
 		Spec: corev1.PersistentVolumeSpec{
@@ -179,7 +187,7 @@ func deletingPV(pv *corev1.PersistentVolume) {
 
 func newNode(name string, labels ...string) *corev1.Node {
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{
-		Name: name, UID: types.UID("uid-" + name), ResourceVersion: "1",
+		Name: name, UID: types.UID("uid-" + name),
 		Labels: map[string]string{local.NodeLabel: name},
 	}}
 	for i := 0; i+1 < len(labels); i += 2 {

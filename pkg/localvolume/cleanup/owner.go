@@ -1,12 +1,8 @@
 package cleanup
 
 import (
-	"fmt"
-	"strings"
-
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
 
@@ -15,8 +11,8 @@ import (
 	localv1alpha1 "github.com/csi-protect/external-provisioner/pkg/apis/local/v1alpha1"
 )
 
-// The kinds of owner, as the OwnerKindLabel of a PV and the first part of a
-// queue key name them.
+// The kinds of owner, as the OwnerKindLabel of a PV and OwnerKey.Kind name
+// them.
 const (
 	KindLocalVolume    = local.KindLocalVolume
 	KindLocalVolumeSet = local.KindLocalVolumeSet
@@ -28,80 +24,86 @@ var (
 	LocalVolumeSetResource = localv1alpha1.LocalVolumeSetsResource
 )
 
-// kind is one of the two owner kinds and what the controller holds for it.
-type kind struct {
-	name   string
-	gvr    schema.GroupVersionResource
-	lister cache.GenericLister
-	synced cache.InformerSynced
-	// nodeSelector reads the node selector of an object of the kind, through
-	// its typed API.
-	nodeSelector func(u *unstructured.Unstructured) (*corev1.NodeSelector, error)
+// OwnerKey is the queue key of the controller: one LocalVolume or
+// LocalVolumeSet.
+type OwnerKey struct {
+	// Kind is KindLocalVolume or KindLocalVolumeSet.
+	Kind      string
+	Namespace string
+	Name      string
 }
 
-func localVolumeSelector(u *unstructured.Unstructured) (*corev1.NodeSelector, error) {
-	var lv localv1.LocalVolume
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &lv); err != nil {
-		return nil, err
+func (k OwnerKey) String() string { return k.Kind + " " + k.Namespace + "/" + k.Name }
+
+// owner is what the controller reads of a cached LocalVolume or
+// LocalVolumeSet. Its fields point into the cache: read only.
+type owner struct {
+	key  OwnerKey
+	meta metav1.Object
+	// nodeSelector selects the nodes whose agents serve the owner; nil is
+	// every node.
+	nodeSelector *corev1.NodeSelector
+	conditions   []metav1.Condition
+	// deviceCount is a LocalVolumeSet's status.totalProvisionedDeviceCount
+	// (nil when unset, and for a LocalVolume, which has none).
+	deviceCount *int32
+}
+
+// ownerOf reads a LocalVolume or LocalVolumeSet, or the tombstone of one,
+// as an informer hands it over.
+func ownerOf(obj interface{}) (*owner, bool) {
+	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tombstone.Obj
 	}
-	return lv.Spec.NodeSelector, nil
-}
-
-func localVolumeSetSelector(u *unstructured.Unstructured) (*corev1.NodeSelector, error) {
-	var lvs localv1alpha1.LocalVolumeSet
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &lvs); err != nil {
-		return nil, err
+	switch o := obj.(type) {
+	case *localv1.LocalVolume:
+		return &owner{
+			key:  OwnerKey{Kind: KindLocalVolume, Namespace: o.Namespace, Name: o.Name},
+			meta: o, nodeSelector: o.Spec.NodeSelector, conditions: o.Status.Conditions,
+		}, true
+	case *localv1alpha1.LocalVolumeSet:
+		return &owner{
+			key:  OwnerKey{Kind: KindLocalVolumeSet, Namespace: o.Namespace, Name: o.Name},
+			meta: o, nodeSelector: o.Spec.NodeSelector, conditions: o.Status.Conditions,
+			deviceCount: o.Status.TotalProvisionedDeviceCount,
+		}, true
 	}
-	return lvs.Spec.NodeSelector, nil
-}
-
-// ownerKey is the queue key of an owner: "<Kind>/<namespace>/<name>".
-func ownerKey(kind, namespace, name string) string {
-	return kind + "/" + namespace + "/" + name
-}
-
-// splitKey undoes ownerKey.
-func splitKey(key string) (kind, namespace, name string, err error) {
-	parts := strings.SplitN(key, "/", 3)
-	if len(parts) != 3 || parts[1] == "" || parts[2] == "" {
-		return "", "", "", fmt.Errorf("malformed key %q, want <Kind>/<namespace>/<name>", key)
-	}
-	return parts[0], parts[1], parts[2], nil
+	return nil, false
 }
 
 // volumeOwner is the key of the LocalVolume or LocalVolumeSet a PV's labels
-// name, or "" if they name none.
-func volumeOwner(pv *corev1.PersistentVolume) string {
+// name, and false if they name none.
+func volumeOwner(pv *corev1.PersistentVolume) (OwnerKey, bool) {
 	kind := pv.Labels[local.OwnerKindLabel]
 	if kind != KindLocalVolume && kind != KindLocalVolumeSet {
-		return ""
+		return OwnerKey{}, false
 	}
 	namespace, name := pv.Labels[local.OwnerNamespaceLabel], pv.Labels[local.OwnerNameLabel]
 	if namespace == "" || name == "" {
-		return ""
+		return OwnerKey{}, false
 	}
-	return ownerKey(kind, namespace, name)
+	return OwnerKey{Kind: kind, Namespace: namespace, Name: name}, true
 }
 
 // ownerLabels are the labels every PV of the owner key carries.
-func ownerLabels(kind, namespace, name string) map[string]string {
+func ownerLabels(key OwnerKey) map[string]string {
 	return map[string]string{
-		local.OwnerKindLabel:      kind,
-		local.OwnerNamespaceLabel: namespace,
-		local.OwnerNameLabel:      name,
+		local.OwnerKindLabel:      key.Kind,
+		local.OwnerNamespaceLabel: key.Namespace,
+		local.OwnerNameLabel:      key.Name,
 	}
 }
 
 // ownerRef is what the events of an owner are recorded on. A reference
 // rather than the object: the recorder then needs no scheme that knows the
-// kind.
-func ownerRef(kind string, gvr schema.GroupVersionResource, u *unstructured.Unstructured) *corev1.ObjectReference {
+// kind, and objects from typed clients carry no apiVersion and kind.
+func ownerRef(gvr schema.GroupVersionResource, o *owner) *corev1.ObjectReference {
 	return &corev1.ObjectReference{
-		Kind:            kind,
+		Kind:            o.key.Kind,
 		APIVersion:      gvr.GroupVersion().String(),
-		Namespace:       u.GetNamespace(),
-		Name:            u.GetName(),
-		UID:             u.GetUID(),
-		ResourceVersion: u.GetResourceVersion(),
+		Namespace:       o.meta.GetNamespace(),
+		Name:            o.meta.GetName(),
+		UID:             o.meta.GetUID(),
+		ResourceVersion: o.meta.GetResourceVersion(),
 	}
 }

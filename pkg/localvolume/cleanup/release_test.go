@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
 
@@ -18,7 +18,7 @@ func TestUnboundVolumeDeletedWithPreconditions(t *testing.T) {
 		for _, p := range []corev1.PersistentVolumePhase{corev1.VolumeAvailable, corev1.VolumePending, ""} {
 			t.Run("phase "+string(p), func(t *testing.T) {
 				e := newEnv(t, setup{
-					owners:  []*unstructured.Unstructured{newOwner(kind, protectedOwner, deletingOwner)},
+					owners:  []ownerObject{newOwner(kind, protectedOwner, deletingOwner)},
 					volumes: []*corev1.PersistentVolume{newPV("pv", kind, phase(p))},
 					nodes:   []*corev1.Node{newNode(testNode)},
 				})
@@ -72,26 +72,36 @@ func TestUnboundVolumeDeletedWithPreconditions(t *testing.T) {
 func TestClaimBindingDuringDeleteWins(t *testing.T) {
 	forEachKind(t, func(t *testing.T, kind string) {
 		e := newEnv(t, setup{
-			owners:  []*unstructured.Unstructured{newOwner(kind, protectedOwner, deletingOwner)},
+			owners:  []ownerObject{newOwner(kind, protectedOwner, deletingOwner)},
 			volumes: []*corev1.PersistentVolume{newPV("pv", kind)},
 			nodes:   []*corev1.Node{newNode(testNode)},
-			limiter: fastRetries(),
+			limiter: instantRetries(),
 		})
 		e.settle(t)
 		// The binder binds the PV just before the delete reaches the API
-		// server; the delete then meets a newer version.
+		// server; the delete then meets a newer version. (Written to the
+		// tracker: a reactor runs under the fake's lock.)
 		var raced atomic.Bool
 		e.kube.PrependReactor("delete", "persistentvolumes", func(k8stesting.Action) (bool, runtime.Object, error) {
 			if !raced.Swap(true) {
-				e.updatePV(t, "pv", boundTo("app", "db"))
+				pv := e.pv(t, "pv")
+				boundTo("app", "db")(pv)
+				pv.ResourceVersion = "bound-by-the-binder"
+				if err := e.kube.Tracker().Update(pvGVR, pv, ""); err != nil {
+					t.Error(err)
+				}
 			}
 			return false, nil, nil
 		})
 		key := keyOf(kind)
-		e.ctrl.queue.Add(key)
-		e.ctrl.processNext(e.ctx)
-		if got := e.ctrl.queue.NumRequeues(key); got != 1 {
-			t.Fatalf("requeues = %d after the conflict, want 1", got)
+		// Step the loop: the handlers may have queued the owner already.
+		e.ctrl.loop.Add(key)
+		e.ctrl.loop.ProcessNext(e.ctx)
+		if got := e.syncsOf(key); len(got) != 1 || !apierrors.IsConflict(got[0]) {
+			t.Fatalf("syncs = %v, want one ending in a conflict", got)
+		}
+		if got := e.ctrl.loop.Len(); got != 1 {
+			t.Fatalf("queued = %d after the conflict, want the owner back", got)
 		}
 		pv := e.pv(t, "pv")
 		if pv.DeletionTimestamp != nil {
@@ -106,7 +116,10 @@ func TestClaimBindingDuringDeleteWins(t *testing.T) {
 
 		// The retry, on the cache that now shows the binding.
 		e.settle(t)
-		e.ctrl.processNext(e.ctx)
+		e.ctrl.loop.ProcessNext(e.ctx)
+		if got := e.syncsOf(key); len(got) != 2 || got[1] != nil {
+			t.Fatalf("syncs = %v, want the retry to succeed", got)
+		}
 		if got := len(e.deletes()); got != 1 {
 			t.Errorf("deletes = %d, want only the one that failed", got)
 		}
@@ -115,9 +128,6 @@ func TestClaimBindingDuringDeleteWins(t *testing.T) {
 			t.Fatalf("events = %v, want one %s", e.events.all(), ReasonBlockedByBoundVolume)
 		}
 		mentions(t, blocked[0].message, "claim app/db")
-		if got := e.ctrl.queue.NumRequeues(key); got != 0 {
-			t.Errorf("requeues = %d after the retry, want 0 (forgotten)", got)
-		}
 		if got := e.metric(t, "volumes_released_total"); got != 0 {
 			t.Errorf("volumes_released_total = %v, want 0", got)
 		}
@@ -128,7 +138,7 @@ func TestClaimBindingDuringDeleteWins(t *testing.T) {
 // sync.
 func TestMixedVolumes(t *testing.T) {
 	e := newEnv(t, setup{
-		owners: []*unstructured.Unstructured{newOwner(KindLocalVolume, protectedOwner, deletingOwner)},
+		owners: []ownerObject{newOwner(KindLocalVolume, protectedOwner, deletingOwner)},
 		volumes: []*corev1.PersistentVolume{
 			newPV("bound", KindLocalVolume, boundTo("app", "db")),
 			newPV("free", KindLocalVolume),

@@ -2,13 +2,10 @@ package cleanup
 
 import (
 	"context"
-	"strconv"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/klog/v2/ktesting"
@@ -16,21 +13,28 @@ import (
 
 func TestNewValidatesOptions(t *testing.T) {
 	client := fake.NewClientset()
-	dyn := newFakeDynamicClient(runtime.NewScheme(), listKinds)
+	lc := newLocalClient()
+	events := &eventLog{}
 	factory := informers.NewSharedInformerFactory(client, 0)
 	pvs, nodes := factory.Core().V1().PersistentVolumes(), factory.Core().V1().Nodes()
+	complete := func(change func(*Options)) Options {
+		o := Options{Client: client, LocalClient: lc, EventRecorder: events, VolumeInformer: pvs, NodeInformer: nodes, Enabled: true}
+		change(&o)
+		return o
+	}
 	for _, tc := range []struct {
 		name  string
 		opts  Options
 		valid bool
 	}{
-		{"complete", Options{Client: client, Dynamic: dyn, VolumeInformer: pvs, NodeInformer: nodes, Enabled: true}, true},
-		{"off without PV and Node informers", Options{Client: client, Dynamic: dyn}, true},
-		{"no client", Options{Dynamic: dyn, VolumeInformer: pvs, NodeInformer: nodes, Enabled: true}, false},
-		{"no dynamic client", Options{Client: client, VolumeInformer: pvs, NodeInformer: nodes, Enabled: true}, false},
-		{"on without PV informer", Options{Client: client, Dynamic: dyn, NodeInformer: nodes, Enabled: true}, false},
-		{"on without Node informer", Options{Client: client, Dynamic: dyn, VolumeInformer: pvs, Enabled: true}, false},
-		{"negative grace", Options{Client: client, Dynamic: dyn, VolumeInformer: pvs, NodeInformer: nodes, Enabled: true, NodeGoneGrace: -time.Second}, false},
+		{"complete", complete(func(*Options) {}), true},
+		{"off without PV and Node informers", Options{Client: client, LocalClient: lc, EventRecorder: events}, true},
+		{"no client", complete(func(o *Options) { o.Client = nil }), false},
+		{"no LocalVolume client", complete(func(o *Options) { o.LocalClient = nil }), false},
+		{"no event recorder", complete(func(o *Options) { o.EventRecorder = nil }), false},
+		{"on without PV informer", complete(func(o *Options) { o.VolumeInformer = nil }), false},
+		{"on without Node informer", complete(func(o *Options) { o.NodeInformer = nil }), false},
+		{"negative grace", complete(func(o *Options) { o.NodeGoneGrace = -time.Second }), false},
 	} {
 		c, err := New(tc.opts)
 		if tc.valid && (err != nil || c == nil) {
@@ -41,7 +45,7 @@ func TestNewValidatesOptions(t *testing.T) {
 		}
 	}
 	// Two controllers on the same informers share the indexes.
-	if _, err := New(Options{Client: client, Dynamic: dyn, VolumeInformer: pvs, NodeInformer: nodes, Enabled: true}); err != nil {
+	if _, err := New(complete(func(*Options) {})); err != nil {
 		t.Errorf("second controller on the same informers: %v", err)
 	}
 }
@@ -62,24 +66,23 @@ func TestDefaults(t *testing.T) {
 func TestRunDeletesOwner(t *testing.T) {
 	forEachKind(t, func(t *testing.T, kind string) {
 		e := newEnv(t, setup{
-			owners:       []*unstructured.Unstructured{newOwner(kind)},
+			owners:       []ownerObject{newOwner(kind)},
 			volumes:      []*corev1.PersistentVolume{newPV("pv", kind)},
 			nodes:        []*corev1.Node{newNode(testNode)},
 			ownInformers: true,
 		})
 		e.run(t)
 		eventually(t, "the finalizer", func() bool { return hasOwnerFinalizer(e.owner(t, kind)) })
+
+		// Only the sync that added it could have deleted the PV: nothing
+		// else queues an owner that is not being deleted.
+		e.waitSyncs(t, keyOf(kind), 1)
 		if d := e.deletes(); len(d) != 0 {
 			t.Fatalf("deletes = %v before the owner's deletion", d)
 		}
 
 		// kubectl delete: the API server sets the deletionTimestamp.
-		owner := e.owner(t, kind)
-		deletingOwner(owner)
-		owner.SetResourceVersion(strconv.FormatInt(e.rv.Add(1), 10))
-		if err := e.dyn.Tracker().Update(e.ctrl.kinds[kind].gvr, owner, testNS); err != nil {
-			t.Fatal(err)
-		}
+		e.deleteOwner(t, kind)
 		eventually(t, "the PV's deletion", func() bool {
 			pv := e.pv(t, "pv")
 			return pv != nil && pv.DeletionTimestamp != nil
@@ -110,15 +113,15 @@ func TestRunDeletesOwner(t *testing.T) {
 // and synced again when the grace period ends.
 func TestRunLetsGoOfDeletedNode(t *testing.T) {
 	e := newEnv(t, setup{
-		owners:    []*unstructured.Unstructured{newOwner(KindLocalVolumeSet, protectedOwner, deletingOwner)},
+		owners:    []ownerObject{newOwner(KindLocalVolumeSet, protectedOwner, deletingOwner)},
 		volumes:   []*corev1.PersistentVolume{newPV("pv", KindLocalVolumeSet, deletingPV)},
 		nodes:     []*corev1.Node{newNode(testNode)},
 		realClock: true,
 		grace:     100 * time.Millisecond,
 	})
 	e.run(t)
-	// Let the first sync see the node present.
-	time.Sleep(50 * time.Millisecond)
+	// The first sync sees the node present.
+	e.waitSyncs(t, keyOf(KindLocalVolumeSet), 1)
 	if w := e.writes(); len(w) != 0 {
 		t.Fatalf("writes = %v while the node is there", w)
 	}
@@ -132,7 +135,7 @@ func TestRunLetsGoOfDeletedNode(t *testing.T) {
 // Turning the gate off lets an owner stuck in deletion go, through Run.
 func TestRunGateOff(t *testing.T) {
 	e := newEnv(t, setup{
-		owners:   []*unstructured.Unstructured{newOwner(KindLocalVolume, protectedOwner, deletingOwner)},
+		owners:   []ownerObject{newOwner(KindLocalVolume, protectedOwner, deletingOwner)},
 		volumes:  []*corev1.PersistentVolume{newPV("pv", KindLocalVolume, boundTo("app", "db"))},
 		disabled: true,
 	})
@@ -141,7 +144,7 @@ func TestRunGateOff(t *testing.T) {
 }
 
 func TestRunStopsWhenContextEnds(t *testing.T) {
-	e := newEnv(t, setup{owners: []*unstructured.Unstructured{newOwner(KindLocalVolume)}, ownInformers: true})
+	e := newEnv(t, setup{owners: []ownerObject{newOwner(KindLocalVolume)}, ownInformers: true})
 	ctx, cancel := context.WithCancel(e.ctx)
 	done := make(chan struct{})
 	go func() { e.ctrl.Run(ctx, 3); close(done) }()
@@ -152,7 +155,9 @@ func TestRunStopsWhenContextEnds(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("Run did not return after its context ended")
 	}
-	if !e.ctrl.queue.ShuttingDown() {
+	// A queue that is shut down takes no more keys.
+	e.ctrl.loop.Add(keyOf(KindLocalVolumeSet))
+	if e.ctrl.loop.Len() != 0 {
 		t.Error("Run returned with its queue still open")
 	}
 }
@@ -162,7 +167,7 @@ func TestRunStopsBeforeCacheSync(t *testing.T) {
 	client := fake.NewClientset()
 	factory := informers.NewSharedInformerFactory(client, 0) // never started
 	c, err := New(Options{
-		Client: client, Dynamic: newFakeDynamicClient(runtime.NewScheme(), listKinds),
+		Client: client, LocalClient: newLocalClient(), EventRecorder: &eventLog{},
 		VolumeInformer: factory.Core().V1().PersistentVolumes(), NodeInformer: factory.Core().V1().Nodes(), Enabled: true,
 	})
 	if err != nil {
@@ -178,7 +183,8 @@ func TestRunStopsBeforeCacheSync(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("Run did not return after its context ended")
 	}
-	if !c.queue.ShuttingDown() {
+	c.loop.Add(keyOf(KindLocalVolume))
+	if c.loop.Len() != 0 {
 		t.Error("Run returned with its queue still open")
 	}
 }

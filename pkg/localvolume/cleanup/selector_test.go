@@ -118,30 +118,26 @@ func TestVolumeNode(t *testing.T) {
 
 func TestKeys(t *testing.T) {
 	pv := newPV("pv", KindLocalVolumeSet)
-	if got, want := volumeOwner(pv), "LocalVolumeSet/"+testNS+"/"+ownerName; got != want {
-		t.Errorf("volumeOwner = %q, want %q", got, want)
+	if got, ok := volumeOwner(pv); !ok || got != keyOf(KindLocalVolumeSet) {
+		t.Errorf("volumeOwner = %v, %v; want %v", got, ok, keyOf(KindLocalVolumeSet))
 	}
 	pv.Labels[local.OwnerKindLabel] = "Deployment"
-	if got := volumeOwner(pv); got != "" {
-		t.Errorf("volumeOwner of a foreign kind = %q, want none", got)
+	if got, ok := volumeOwner(pv); ok {
+		t.Errorf("volumeOwner of a foreign kind = %v, want none", got)
 	}
-	kind, ns, name, err := splitKey(keyOf(KindLocalVolume))
-	if err != nil || kind != KindLocalVolume || ns != testNS || name != ownerName {
-		t.Errorf("splitKey = %q, %q, %q, %v", kind, ns, name, err)
-	}
-	for _, bad := range []string{"", "LocalVolume", "LocalVolume/ns", "LocalVolume//name"} {
-		if _, _, _, err := splitKey(bad); err == nil {
-			t.Errorf("splitKey(%q) succeeded", bad)
-		}
+	pv = newPV("pv", KindLocalVolume)
+	delete(pv.Labels, local.OwnerNamespaceLabel)
+	if got, ok := volumeOwner(pv); ok {
+		t.Errorf("volumeOwner without a namespace = %v, want none", got)
 	}
 }
 
 // A key the handlers never make is dropped, not retried.
 func TestUnknownKeyDropped(t *testing.T) {
 	e := newEnv(t, setup{})
-	for _, key := range []string{"Deployment/ns/name", "garbage"} {
-		if after, err := e.ctrl.sync(e.ctx, key); err != nil || after != 0 {
-			t.Errorf("sync(%q) = %v, %v; want it dropped", key, after, err)
+	for _, key := range []OwnerKey{{Kind: "Deployment", Namespace: "ns", Name: "name"}, {}} {
+		if after, err := e.sync(t, key); err != nil || after != 0 {
+			t.Errorf("sync(%v) = %v, %v; want it dropped", key, after, err)
 		}
 	}
 	if w := e.writes(); len(w) != 0 {

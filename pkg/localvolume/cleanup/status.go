@@ -13,8 +13,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
@@ -40,40 +38,19 @@ const (
 // names: it is stored in the object, however many PVs block.
 const maxNamedVolumes = 5
 
-// ownerStatus is the part of the status of both kinds that the controller
-// reads and writes. LocalVolumes have no device count.
-type ownerStatus struct {
-	Conditions                  []metav1.Condition `json:"conditions,omitempty"`
-	TotalProvisionedDeviceCount *int32             `json:"totalProvisionedDeviceCount,omitempty"`
-}
-
-func readStatus(u *unstructured.Unstructured) (ownerStatus, error) {
-	var st ownerStatus
-	v, found, err := unstructured.NestedFieldNoCopy(u.Object, "status")
-	if err != nil || !found || v == nil {
-		return st, err
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return st, fmt.Errorf("status is a %T, not an object", v)
-	}
-	err = runtime.DefaultUnstructuredConverter.FromUnstructured(m, &st)
-	return st, err
-}
-
-// deviceCount is the totalProvisionedDeviceCount of st; unset counts as 0,
+// deviceCount is the totalProvisionedDeviceCount of o; unset counts as 0,
 // so that a set without PVs is not written just to say so.
-func deviceCount(st ownerStatus) int32 {
-	if st.TotalProvisionedDeviceCount == nil {
+func deviceCount(o *owner) int32 {
+	if o.deviceCount == nil {
 		return 0
 	}
-	return *st.TotalProvisionedDeviceCount
+	return *o.deviceCount
 }
 
 // volumeCount is how many PVs of the owner key the cache has, for the
 // device count of a LocalVolumeSet.
-func (c *Controller) volumeCount(key string) int32 {
-	objs, err := c.volumeIndex.ByIndex(ownerIndex, key)
+func (c *Controller) volumeCount(key OwnerKey) int32 {
+	objs, err := c.volumeIndex.ByIndex(ownerIndex, indexKey(key))
 	if err != nil {
 		return 0
 	}
@@ -86,16 +63,8 @@ func toInt32(n int) int32 {
 
 // countStale tells whether a LocalVolumeSet's totalProvisionedDeviceCount
 // differs from the number of its PVs in the cache.
-func (c *Controller) countStale(k *kind, u *unstructured.Unstructured) bool {
-	if k.name != KindLocalVolumeSet {
-		return false
-	}
-	st, err := readStatus(u)
-	if err != nil {
-		// The schema makes this impossible; a sync would only fail on it.
-		return false
-	}
-	return deviceCount(st) != c.volumeCount(ownerKey(k.name, u.GetNamespace(), u.GetName()))
+func (c *Controller) countStale(o *owner) bool {
+	return o.key.Kind == KindLocalVolumeSet && deviceCount(o) != c.volumeCount(o.key)
 }
 
 // deletionBlocked is the DeletionBlocked condition of an owner being
@@ -178,34 +147,32 @@ type statusPatch struct {
 // owner whose state did not change write nothing. A False condition is
 // written only over one that is there: an owner that was never blocked
 // gets none.
-func (c *Controller) writeStatus(ctx context.Context, k *kind, u *unstructured.Unstructured, count int32, blocked *metav1.Condition) error {
-	st, err := readStatus(u)
-	if err != nil {
-		return fmt.Errorf("read status: %w", err)
-	}
+func (c *Controller) writeStatus(ctx context.Context, k *kind, o *owner, count int32, blocked *metav1.Condition) error {
 	status := map[string]any{}
-	if blocked != nil && (blocked.Status == metav1.ConditionTrue || meta.FindStatusCondition(st.Conditions, blocked.Type) != nil) {
+	if blocked != nil && (blocked.Status == metav1.ConditionTrue || meta.FindStatusCondition(o.conditions, blocked.Type) != nil) {
+		// A copy: the cached object is not to be changed.
+		conditions := slices.Clone(o.conditions)
 		// lastTransitionTime changes only with the condition's status.
-		if meta.SetStatusCondition(&st.Conditions, *blocked) {
-			status["conditions"] = st.Conditions
+		if meta.SetStatusCondition(&conditions, *blocked) {
+			status["conditions"] = conditions
 		}
 	}
-	if k.name == KindLocalVolumeSet && deviceCount(st) != count {
+	if o.key.Kind == KindLocalVolumeSet && deviceCount(o) != count {
 		status["totalProvisionedDeviceCount"] = count
 	}
 	if len(status) == 0 {
 		return nil
 	}
-	if u.GetResourceVersion() == "" {
-		return fmt.Errorf("%s has no resourceVersion to patch against", u.GetName())
+	if o.meta.GetResourceVersion() == "" {
+		return fmt.Errorf("%s has no resourceVersion to patch against", o.key)
 	}
 	var p statusPatch
-	p.Metadata.ResourceVersion, p.Metadata.UID, p.Status = u.GetResourceVersion(), u.GetUID(), status
+	p.Metadata.ResourceVersion, p.Metadata.UID, p.Status = o.meta.GetResourceVersion(), o.meta.GetUID(), status
 	patch, err := json.Marshal(p)
 	if err != nil {
 		return err
 	}
-	_, err = c.dynamic.Resource(k.gvr).Namespace(u.GetNamespace()).Patch(ctx, u.GetName(), types.MergePatchType, patch, metav1.PatchOptions{}, "status")
+	err = k.patchStatus(ctx, o.key.Namespace, o.key.Name, patch)
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil

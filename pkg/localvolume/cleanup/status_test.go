@@ -12,31 +12,27 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/csi-protect/external-provisioner/pkg/apis/local"
 )
 
-// status reads an owner's status from the fake API server.
-func (e *env) status(t *testing.T, kind string) ownerStatus {
+// status reads an owner's status from the fake API server, as the
+// controller sees it.
+func (e *env) status(t *testing.T, kind string) *owner {
 	t.Helper()
-	u := e.owner(t, kind)
-	if u == nil {
+	o := e.owner(t, kind)
+	if o == nil {
 		t.Fatalf("%s is gone", keyOf(kind))
 	}
-	st, err := readStatus(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st
+	return o
 }
 
 // blockedCondition is the owner's DeletionBlocked condition; nil if it has
 // none.
 func (e *env) blockedCondition(t *testing.T, kind string) *metav1.Condition {
 	t.Helper()
-	return meta.FindStatusCondition(e.status(t, kind).Conditions, local.ConditionDeletionBlocked)
+	return meta.FindStatusCondition(e.status(t, kind).conditions, local.ConditionDeletionBlocked)
 }
 
 func TestBlockedDeletionSetsDeletionBlockedCondition(t *testing.T) {
@@ -44,10 +40,11 @@ func TestBlockedDeletionSetsDeletionBlockedCondition(t *testing.T) {
 		owner := newOwner(kind, protectedOwner, deletingOwner)
 		owner.SetGeneration(3)
 		e := newEnv(t, setup{
-			owners:  []*unstructured.Unstructured{owner},
+			owners:  []ownerObject{owner},
 			volumes: []*corev1.PersistentVolume{newPV("pv-db", kind, boundTo("app", "db")), newPV("pv-free", kind, deletingPV)},
 			nodes:   []*corev1.Node{newNode(testNode)},
 		})
+		seen := e.owner(t, kind).meta.GetResourceVersion()
 		e.mustSync(t, keyOf(kind))
 
 		cond := e.blockedCondition(t, kind)
@@ -80,8 +77,8 @@ func TestBlockedDeletionSetsDeletionBlockedCondition(t *testing.T) {
 		if err := json.Unmarshal(patches[0].Patch, &p); err != nil {
 			t.Fatal(err)
 		}
-		if p.Metadata["resourceVersion"] != "1" || p.Metadata["uid"] != "uid-"+kind || len(p.Metadata) != 2 {
-			t.Errorf("patch metadata = %v, want only the resourceVersion 1 and UID it was computed on", p.Metadata)
+		if p.Metadata["resourceVersion"] != seen || p.Metadata["uid"] != "uid-"+kind || len(p.Metadata) != 2 {
+			t.Errorf("patch metadata = %v, want only the resourceVersion %s and UID it was computed on", p.Metadata, seen)
 		}
 		if got := slices.Sorted(maps.Keys(p.Status)); !slices.Equal(got, []string{"conditions"}) {
 			t.Errorf("patch status fields = %v, want only conditions", got)
@@ -112,7 +109,7 @@ func TestConditionReasonNamesWhatBlocks(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, setup{
-				owners:  []*unstructured.Unstructured{newOwner(KindLocalVolumeSet, protectedOwner, deletingOwner)},
+				owners:  []ownerObject{newOwner(KindLocalVolumeSet, protectedOwner, deletingOwner)},
 				volumes: tc.volumes,
 				nodes:   []*corev1.Node{newNode(testNode)},
 			})
@@ -135,7 +132,7 @@ func TestConditionMessageIsBounded(t *testing.T) {
 		volumes = append(volumes, newPV(name, KindLocalVolume, boundTo("app", name)))
 	}
 	e := newEnv(t, setup{
-		owners:  []*unstructured.Unstructured{newOwner(KindLocalVolume, protectedOwner, deletingOwner)},
+		owners:  []ownerObject{newOwner(KindLocalVolume, protectedOwner, deletingOwner)},
 		volumes: volumes,
 		nodes:   []*corev1.Node{newNode(testNode)},
 	})
@@ -155,7 +152,7 @@ func TestConditionMessageIsBounded(t *testing.T) {
 func TestRepeatedSyncDoesNotRewriteUnchangedCondition(t *testing.T) {
 	forEachKind(t, func(t *testing.T, kind string) {
 		e := newEnv(t, setup{
-			owners: []*unstructured.Unstructured{newOwner(kind, protectedOwner, deletingOwner)},
+			owners: []ownerObject{newOwner(kind, protectedOwner, deletingOwner)},
 			volumes: []*corev1.PersistentVolume{
 				newPV("pv-b", kind, boundTo("app", "b")),
 				newPV("pv-a", kind, releasedFrom("app", "a", corev1.PersistentVolumeReclaimRetain)),
@@ -179,7 +176,7 @@ func TestRepeatedSyncDoesNotRewriteUnchangedCondition(t *testing.T) {
 // condition was True all along: its lastTransitionTime stays.
 func TestChangedBlockageKeepsTransitionTime(t *testing.T) {
 	e := newEnv(t, setup{
-		owners:  []*unstructured.Unstructured{newOwner(KindLocalVolume, protectedOwner, deletingOwner)},
+		owners:  []ownerObject{newOwner(KindLocalVolume, protectedOwner, deletingOwner)},
 		volumes: []*corev1.PersistentVolume{newPV("pv", KindLocalVolume, boundTo("app", "db"), policy(corev1.PersistentVolumeReclaimRetain))},
 		nodes:   []*corev1.Node{newNode(testNode)},
 	})
@@ -205,7 +202,7 @@ func TestChangedBlockageKeepsTransitionTime(t *testing.T) {
 func TestConditionClearsWhenBlockingVolumeIsGone(t *testing.T) {
 	forEachKind(t, func(t *testing.T, kind string) {
 		e := newEnv(t, setup{
-			owners: []*unstructured.Unstructured{newOwner(kind, protectedOwner, deletingOwner)},
+			owners: []ownerObject{newOwner(kind, protectedOwner, deletingOwner)},
 			volumes: []*corev1.PersistentVolume{
 				newPV("pv-db", kind, boundTo("app", "db")),
 				newPV("pv-wiping", kind, deletingPV),
@@ -240,7 +237,7 @@ func TestConditionClearsWhenBlockingVolumeIsGone(t *testing.T) {
 		}
 
 		// The agent is done: the finalizer goes, and the owner with it.
-		e.updatePV(t, "pv-db", deletingPV)
+		e.userDeletesPV(t, "pv-db")
 		e.agentReleases(t, "pv-db")
 		e.agentReleases(t, "pv-wiping")
 		e.mustSync(t, key)
@@ -255,7 +252,7 @@ func TestConditionClearsWhenBlockingVolumeIsGone(t *testing.T) {
 func TestNeverBlockedDeletionGetsNoCondition(t *testing.T) {
 	forEachKind(t, func(t *testing.T, kind string) {
 		e := newEnv(t, setup{
-			owners:  []*unstructured.Unstructured{newOwner(kind, protectedOwner, deletingOwner)},
+			owners:  []ownerObject{newOwner(kind, protectedOwner, deletingOwner)},
 			volumes: []*corev1.PersistentVolume{newPV("pv", kind, deletingPV)},
 			nodes:   []*corev1.Node{newNode(testNode)},
 		})
@@ -275,25 +272,14 @@ func TestConditionKeepsOtherConditions(t *testing.T) {
 		Type: "Available", Status: metav1.ConditionTrue, Reason: "Provisioned", Message: "set by someone else",
 		LastTransitionTime: metav1.NewTime(time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)),
 	}
-	owner := newOwner(KindLocalVolumeSet, protectedOwner, deletingOwner)
-	c, err := json.Marshal(other)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(c, &m); err != nil {
-		t.Fatal(err)
-	}
-	if err := unstructured.SetNestedSlice(owner.Object, []any{m}, "status", "conditions"); err != nil {
-		t.Fatal(err)
-	}
+	owner := newOwner(KindLocalVolumeSet, protectedOwner, deletingOwner, withConditions(other))
 	e := newEnv(t, setup{
-		owners:  []*unstructured.Unstructured{owner},
+		owners:  []ownerObject{owner},
 		volumes: []*corev1.PersistentVolume{newPV("pv", KindLocalVolumeSet, boundTo("app", "db"))},
 		nodes:   []*corev1.Node{newNode(testNode)},
 	})
 	e.mustSync(t, keyOf(KindLocalVolumeSet))
-	conds := e.status(t, KindLocalVolumeSet).Conditions
+	conds := e.status(t, KindLocalVolumeSet).conditions
 	if len(conds) != 2 {
 		t.Fatalf("conditions = %+v, want the other one and %s", conds, local.ConditionDeletionBlocked)
 	}
@@ -307,7 +293,7 @@ func TestConditionKeepsOtherConditions(t *testing.T) {
 // written only when it differs; a LocalVolume has no count.
 func TestDeviceCountWrittenOnlyWhenItDiffers(t *testing.T) {
 	e := newEnv(t, setup{
-		owners: []*unstructured.Unstructured{
+		owners: []ownerObject{
 			newOwner(KindLocalVolumeSet, protectedOwner, withDeviceCount(1)),
 			newOwner(KindLocalVolume, protectedOwner),
 		},
@@ -327,7 +313,7 @@ func TestDeviceCountWrittenOnlyWhenItDiffers(t *testing.T) {
 	if w := e.writes(); !slices.Equal(w, []string{"patch localvolumesets/status " + ownerName}) {
 		t.Errorf("writes = %v, want one status patch of the set", w)
 	}
-	if st := e.status(t, KindLocalVolume); st.TotalProvisionedDeviceCount != nil || len(st.Conditions) != 0 {
+	if st := e.status(t, KindLocalVolume); st.deviceCount != nil || len(st.conditions) != 0 {
 		t.Errorf("LocalVolume status = %+v, want none", st)
 	}
 }
@@ -336,27 +322,26 @@ func TestDeviceCountWrittenOnlyWhenItDiffers(t *testing.T) {
 // one that goes, gets the set's count written.
 func TestRunDeviceCountFollowsVolumes(t *testing.T) {
 	e := newEnv(t, setup{
-		owners:  []*unstructured.Unstructured{newOwner(KindLocalVolumeSet, withDeviceCount(0))},
+		owners:  []ownerObject{newOwner(KindLocalVolumeSet, withDeviceCount(0))},
 		volumes: []*corev1.PersistentVolume{newPV("pv-a", KindLocalVolumeSet)},
 		nodes:   []*corev1.Node{newNode(testNode)},
 	})
 	e.run(t)
 	count := func(n int32) func() bool {
 		return func() bool {
-			u := e.owner(t, KindLocalVolumeSet)
-			st, err := readStatus(u)
-			return err == nil && hasOwnerFinalizer(u) && deviceCount(st) == n
+			o := e.owner(t, KindLocalVolumeSet)
+			return hasOwnerFinalizer(o) && deviceCount(o) == n
 		}
 	}
 	eventually(t, "the finalizer and a count of 1", count(1))
 
-	pv := newPV("pv-b", KindLocalVolumeSet)
-	pv.ResourceVersion = fmt.Sprint(e.rv.Add(1))
-	if err := e.kube.Tracker().Add(pv); err != nil {
+	if _, err := e.kube.CoreV1().PersistentVolumes().Create(e.ctx, newPV("pv-b", KindLocalVolumeSet), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "a count of 2", count(2))
 
+	// The PV goes (its finalizer would keep it, being deleted, as one of
+	// the set's PVs).
 	if err := e.kube.Tracker().Delete(pvGVR, "", "pv-a"); err != nil {
 		t.Fatal(err)
 	}

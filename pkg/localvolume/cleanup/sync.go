@@ -11,84 +11,80 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
+	"github.com/csi-protect/external-provisioner/internal/reconcile"
 	"github.com/csi-protect/external-provisioner/pkg/apis/local"
 	"github.com/csi-protect/external-provisioner/pkg/finalizer"
 )
 
+// errCacheBehind is returned when the API server has PVs of an owner that
+// the cache does not show yet; the loop retries quietly, and the retry
+// decides on a fresher cache.
+var errCacheBehind = fmt.Errorf("the PersistentVolume cache is behind the API server: %w", reconcile.ErrRetry)
+
 // sync brings the owner key to what its cached state and that of its PVs
-// call for. It returns how long to wait before syncing it again, if a node
-// is waiting out its grace period. It decides from the caches, writes with
-// preconditions, and remembers only what it announced and since when nodes
-// are gone, so running it again, or after a restart, is harmless.
-func (c *Controller) sync(ctx context.Context, key string) (time.Duration, error) {
+// call for. It requeues the owner after a while if a node is waiting out
+// its grace period. It decides from the caches, writes with preconditions,
+// and remembers only what it announced and since when nodes are gone, so
+// running it again, or after a restart, is harmless.
+func (c *Controller) sync(ctx context.Context, key OwnerKey) (reconcile.Result, error) {
 	logger := klog.FromContext(ctx)
-	kindName, _, _, err := splitKey(key)
-	k := c.kinds[kindName]
-	if err == nil && k == nil {
-		err = fmt.Errorf("unknown kind %q", kindName)
-	}
-	if err != nil {
+	k, ok := c.kinds[key.Kind]
+	if !ok {
 		// Not a key the handlers make; retrying cannot help.
-		logger.Error(err, "Dropping unknown key", "key", key)
-		return 0, nil
+		logger.Error(nil, "Dropping a key of an unknown kind", "key", key)
+		return reconcile.Done, nil
 	}
-	u, err := c.cachedOwner(key)
+	o, err := c.cachedOwner(key)
 	if err != nil {
-		return 0, err
+		return reconcile.Done, err
 	}
-	if u == nil {
+	if o == nil {
 		c.forgetOwner(key)
-		return 0, nil
+		return reconcile.Done, nil
 	}
-	has := finalizer.Has(u, local.LocalVolumeProtectionFinalizer)
+	has := finalizer.Has(o.meta, local.LocalVolumeProtectionFinalizer)
 	switch {
 	case !c.enabled:
 		c.forgetOwner(key)
-		if !has || u.GetAnnotations()[ManagedByAnnotation] != managedByValue {
+		if !has || o.meta.GetAnnotations()[ManagedByAnnotation] != managedByValue {
 			// Not ours to remove: local-storage-operator puts the same
 			// finalizer on the same kinds.
-			return 0, nil
+			return reconcile.Done, nil
 		}
 		logger.V(2).Info("Removing the finalizer: the LocalVolumeCleanup feature is off")
-		_, err := c.removeOwnerFinalizer(ctx, k, u)
-		return 0, err
-	case u.GetDeletionTimestamp() == nil:
+		_, err := c.removeOwnerFinalizer(ctx, k, o)
+		return reconcile.Done, err
+	case o.meta.GetDeletionTimestamp() == nil:
 		c.forgetOwner(key)
 		if !has {
 			// The status waits for the next sync: this write changes the
 			// version a status patch would be pinned to, and the update
 			// event brings the owner back if its status is off.
-			return 0, c.addOwnerFinalizer(ctx, k, u)
+			return reconcile.Done, c.addOwnerFinalizer(ctx, k, o)
 		}
-		return 0, c.writeStatus(ctx, k, u, c.volumeCount(key), nil)
+		return reconcile.Done, c.writeStatus(ctx, k, o, c.volumeCount(key), nil)
 	case !has:
 		// Done, by this controller or by hand.
 		c.forgetOwner(key)
-		return 0, nil
+		return reconcile.Done, nil
 	}
-	return c.syncDeleting(ctx, key, k, u)
+	return c.syncDeleting(ctx, k, o)
 }
 
 // syncDeleting handles an owner being deleted that still has its
 // finalizer: each of its PVs by its state, and the finalizer once none is
 // left.
-func (c *Controller) syncDeleting(ctx context.Context, key string, k *kind, u *unstructured.Unstructured) (time.Duration, error) {
-	ref := ownerRef(k.name, k.gvr, u)
-	objs, err := c.volumeIndex.ByIndex(ownerIndex, key)
+func (c *Controller) syncDeleting(ctx context.Context, k *kind, o *owner) (reconcile.Result, error) {
+	ref := ownerRef(k.gvr, o)
+	objs, err := c.volumeIndex.ByIndex(ownerIndex, indexKey(o.key))
 	if err != nil {
-		return 0, err
+		return reconcile.Done, err
 	}
 	if len(objs) == 0 {
-		return 0, c.complete(ctx, key, k, u, ref)
-	}
-	selector, selectorErr := k.nodeSelector(u)
-	if selectorErr != nil {
-		klog.FromContext(ctx).Error(selectorErr, "Cannot read the nodeSelector; taking every node as selected")
+		return reconcile.Done, c.complete(ctx, k, o, ref)
 	}
 	volumes := make([]*corev1.PersistentVolume, 0, len(objs))
 	for _, obj := range objs {
@@ -103,7 +99,7 @@ func (c *Controller) syncDeleting(ctx context.Context, key string, k *kind, u *u
 	var errs []error
 	for _, pv := range volumes {
 		vctx := klog.NewContext(ctx, klog.LoggerWithValues(klog.FromContext(ctx), "PV", klog.KObj(pv)))
-		b, wait, err := c.syncVolume(vctx, key, ref, pv, selector, selectorErr)
+		b, wait, err := c.syncVolume(vctx, o, ref, pv)
 		if b != nil {
 			blocks[pv.Name] = *b
 		}
@@ -114,26 +110,25 @@ func (c *Controller) syncDeleting(ctx context.Context, key string, k *kind, u *u
 			errs = append(errs, fmt.Errorf("PersistentVolume %s: %w", pv.Name, err))
 		}
 	}
-	c.announceBlocked(key, ref, blocks)
+	c.announceBlocked(o.key, ref, blocks)
 	// A PV whose sync failed may block unseen: the condition is written
 	// when none failed, or when it is True anyway (then maybe short of
 	// that PV until the retry), and otherwise left as it is.
 	var blocked *metav1.Condition
 	if len(errs) == 0 || len(blocks) > 0 {
-		cond := deletionBlocked(blocks, u.GetGeneration(), c.clock.Now())
+		cond := deletionBlocked(blocks, o.meta.GetGeneration(), c.clock.Now())
 		blocked = &cond
 	}
-	if err := c.writeStatus(ctx, k, u, toInt32(len(objs)), blocked); err != nil {
+	if err := c.writeStatus(ctx, k, o, toInt32(len(objs)), blocked); err != nil {
 		errs = append(errs, err)
 	}
-	return after, errors.Join(errs...)
+	return reconcile.RequeueAfter(after), errors.Join(errs...)
 }
 
 // syncVolume handles one PV of an owner being deleted. It returns what
 // blocks the deletion, if the PV does, and how long until its node may be
 // taken as gone, if it is missing or not selected.
-func (c *Controller) syncVolume(ctx context.Context, key string, ref *corev1.ObjectReference, pv *corev1.PersistentVolume,
-	selector *corev1.NodeSelector, selectorErr error) (*blockage, time.Duration, error) {
+func (c *Controller) syncVolume(ctx context.Context, o *owner, ref *corev1.ObjectReference, pv *corev1.PersistentVolume) (*blockage, time.Duration, error) {
 	logger := klog.FromContext(ctx)
 	if pv.ResourceVersion == "" {
 		// A copy written to a shared cache by a client, as the provisioning
@@ -165,7 +160,7 @@ func (c *Controller) syncVolume(ctx context.Context, key string, ref *corev1.Obj
 		return &b, 0, nil
 	}
 
-	r, err := c.nodeReach(ctx, key, pv, selector, selectorErr)
+	r, err := c.nodeReach(ctx, o, pv)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -247,19 +242,13 @@ func (c *Controller) abandon(ctx context.Context, ref *corev1.ObjectReference, p
 		}
 		pv = live
 	}
-	patch, err := finalizer.RemovePatch(pv, local.SymlinkDeleterFinalizer)
-	if err != nil {
+	removed, err := finalizer.Remove(ctx, c.volumeTarget, pv, local.SymlinkDeleterFinalizer)
+	switch {
+	case apierrors.IsNotFound(err):
+	case err != nil:
 		return err
-	}
-	if patch != nil {
-		_, err := c.client.CoreV1().PersistentVolumes().Patch(ctx, pv.Name, types.MergePatchType, patch, metav1.PatchOptions{})
-		switch {
-		case apierrors.IsNotFound(err):
-		case err != nil:
-			return fmt.Errorf("remove finalizer %s: %w", local.SymlinkDeleterFinalizer, err)
-		default:
-			wrote = true
-		}
+	default:
+		wrote = wrote || removed
 	}
 	if wrote {
 		c.abandoned(ctx, ref, pv, r)
@@ -279,71 +268,24 @@ func (c *Controller) abandoned(ctx context.Context, ref *corev1.ObjectReference,
 // cache may lag behind a PV the node agent created just before it saw the
 // deletion, so the API server is asked too: removing the finalizer over a
 // PV would leave that PV, Available, without an owner.
-func (c *Controller) complete(ctx context.Context, key string, k *kind, u *unstructured.Unstructured, ref *corev1.ObjectReference) error {
-	selector := labels.SelectorFromSet(ownerLabels(k.name, u.GetNamespace(), u.GetName()))
+func (c *Controller) complete(ctx context.Context, k *kind, o *owner, ref *corev1.ObjectReference) error {
+	selector := labels.SelectorFromSet(ownerLabels(o.key))
 	list, err := c.client.CoreV1().PersistentVolumes().List(ctx, metav1.ListOptions{LabelSelector: selector.String()})
 	if err != nil {
-		return fmt.Errorf("list PersistentVolumes of %s: %w", key, err)
+		return fmt.Errorf("list PersistentVolumes of %s: %w", o.key, err)
 	}
 	if len(list.Items) > 0 {
 		return fmt.Errorf("%d PersistentVolume(s), such as %s, not in the cache yet: %w", len(list.Items), list.Items[0].Name, errCacheBehind)
 	}
-	removed, err := c.removeOwnerFinalizer(ctx, k, u)
+	removed, err := c.removeOwnerFinalizer(ctx, k, o)
 	if err != nil {
 		return err
 	}
-	c.forgetOwner(key)
+	c.forgetOwner(o.key)
 	if !removed {
 		// Gone meanwhile.
 		return nil
 	}
 	c.recorder.Event(ref, corev1.EventTypeNormal, ReasonDeletionCompleted, completedMessage(k.name))
 	return nil
-}
-
-func (c *Controller) addOwnerFinalizer(ctx context.Context, k *kind, u *unstructured.Unstructured) error {
-	patch, err := finalizer.AddPatch(u, local.LocalVolumeProtectionFinalizer)
-	if err != nil || patch == nil {
-		return err
-	}
-	managedBy := managedByValue
-	if patch, err = withManagedBy(patch, &managedBy); err != nil {
-		return err
-	}
-	if err := c.patchOwner(ctx, k, u, patch); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		return fmt.Errorf("add finalizer %s: %w", local.LocalVolumeProtectionFinalizer, err)
-	}
-	klog.FromContext(ctx).V(2).Info("Added finalizer", "finalizer", local.LocalVolumeProtectionFinalizer)
-	return nil
-}
-
-// removeOwnerFinalizer removes the finalizer, with a patch valid only on
-// the version the decision was made on, and tells whether it did.
-func (c *Controller) removeOwnerFinalizer(ctx context.Context, k *kind, u *unstructured.Unstructured) (bool, error) {
-	patch, err := finalizer.RemovePatch(u, local.LocalVolumeProtectionFinalizer)
-	if err != nil || patch == nil {
-		return false, err
-	}
-	if _, marked := u.GetAnnotations()[ManagedByAnnotation]; marked {
-		if patch, err = withManagedBy(patch, nil); err != nil {
-			return false, err
-		}
-	}
-	if err := c.patchOwner(ctx, k, u, patch); err != nil {
-		if apierrors.IsNotFound(err) {
-			return false, nil
-		}
-		return false, fmt.Errorf("remove finalizer %s: %w", local.LocalVolumeProtectionFinalizer, err)
-	}
-	c.metrics.FinalizersRemoved.Inc()
-	klog.FromContext(ctx).V(2).Info("Removed finalizer", "finalizer", local.LocalVolumeProtectionFinalizer)
-	return true, nil
-}
-
-func (c *Controller) patchOwner(ctx context.Context, k *kind, u *unstructured.Unstructured, patch []byte) error {
-	_, err := c.dynamic.Resource(k.gvr).Namespace(u.GetNamespace()).Patch(ctx, u.GetName(), types.MergePatchType, patch, metav1.PatchOptions{})
-	return err
 }
