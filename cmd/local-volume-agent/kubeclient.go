@@ -4,12 +4,12 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
 	"github.com/csi-protect/external-provisioner/internal/cmdutil"
+	"github.com/csi-protect/external-provisioner/pkg/generated/clientset/versioned"
 )
 
 // restConfig builds the API server configuration from the flags, as
@@ -24,20 +24,20 @@ func restConfig(logger klog.Logger, cfg *config, getenv func(string) string) (*r
 	}, getenv)
 }
 
-// newClients returns the typed client (protobuf, cheaper for the built-in
-// types) and the dynamic client that reads LocalVolumes and LocalVolumeSets
-// (JSON: custom resources have no protobuf). They share rc's rate limit
-// settings but not a limiter.
-func newClients(rc *rest.Config) (kubernetes.Interface, dynamic.Interface, error) {
+// newClients returns the Kubernetes client (protobuf, cheaper for the
+// built-in types) and the generated client that reads LocalVolumes and
+// LocalVolumeSets (JSON: custom resources have no protobuf). They share
+// rc's rate limit settings but not a limiter.
+func newClients(rc *rest.Config) (kubernetes.Interface, versioned.Interface, error) {
 	coreConfig := rest.CopyConfig(rc)
 	coreConfig.ContentType = runtime.ContentTypeProtobuf
 	core, err := kubernetes.NewForConfig(coreConfig)
 	if err != nil {
 		return nil, nil, fmt.Errorf("creating Kubernetes client: %w", err)
 	}
-	dyn, err := dynamic.NewForConfig(rest.CopyConfig(rc))
+	localClient, err := versioned.NewForConfig(rest.CopyConfig(rc))
 	if err != nil {
-		return nil, nil, fmt.Errorf("creating dynamic Kubernetes client: %w", err)
+		return nil, nil, fmt.Errorf("creating LocalVolume client: %w", err)
 	}
-	return core, dyn, nil
+	return core, localClient, nil
 }

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"sync"
 
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/component-base/metrics/legacyregistry"
 	_ "k8s.io/component-base/metrics/prometheus/workqueue" // work queue metrics in the legacy registry
 	"k8s.io/klog/v2"
 
 	"github.com/csi-protect/external-provisioner/internal/cmdutil"
+	"github.com/csi-protect/external-provisioner/pkg/generated/clientset/versioned"
 	"github.com/csi-protect/external-provisioner/pkg/localvolume/agent"
 	"github.com/csi-protect/external-provisioner/pkg/localvolume/devices"
 )
@@ -32,19 +32,19 @@ func run(ctx context.Context, cfg *config, getenv func(string) string) error {
 	if err != nil {
 		return err
 	}
-	client, dyn, err := newClients(rc)
+	client, localClient, err := newClients(rc)
 	if err != nil {
 		return err
 	}
-	return runAgent(ctx, cfg, client, dyn)
+	return runAgent(ctx, cfg, client, localClient)
 }
 
 // runAgent builds the agent on the host's devices and runs it, with the
 // metrics server and the event recorder, until ctx ends or the server
 // fails.
-func runAgent(ctx context.Context, cfg *config, client kubernetes.Interface, dyn dynamic.Interface) error {
+func runAgent(ctx context.Context, cfg *config, client kubernetes.Interface, localClient versioned.Interface) error {
 	recorder := newEventRecorder(ctx, client)
-	a, err := agent.New(agentOptions(cfg, client, dyn, recorder))
+	a, err := agent.New(agentOptions(cfg, client, localClient, recorder))
 	if err != nil {
 		return err
 	}
@@ -91,7 +91,7 @@ func runAgent(ctx context.Context, cfg *config, client kubernetes.Interface, dyn
 // agentOptions wires the agent to the real host: lsblk, blkid and wipefs
 // each bounded by --command-timeout, the host filesystem, O_EXCL opens and
 // the host's mountinfo.
-func agentOptions(cfg *config, client kubernetes.Interface, dyn dynamic.Interface, recorder *cmdutil.EventRecorder) agent.Options {
+func agentOptions(cfg *config, client kubernetes.Interface, localClient versioned.Interface, recorder *cmdutil.EventRecorder) agent.Options {
 	runner := devices.ExecRunner{Timeout: cfg.commandTimeout}
 	checker := devices.NewOSChecker(runner)
 	checker.MountInfoPath = cfg.mountInfoPath
@@ -99,7 +99,7 @@ func agentOptions(cfg *config, client kubernetes.Interface, dyn dynamic.Interfac
 		NodeName:    cfg.nodeName,
 		SymlinkRoot: cfg.symlinkRoot,
 		Client:      client,
-		Dynamic:     dyn,
+		LocalClient: localClient,
 		Runner:      runner,
 		FS:          devices.OSFS{},
 		Checker:     checker,

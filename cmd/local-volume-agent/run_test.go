@@ -9,12 +9,12 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
 
+	"github.com/csi-protect/external-provisioner/pkg/generated/clientset/versioned"
 	"github.com/csi-protect/external-provisioner/pkg/localvolume/devices"
 )
 
@@ -27,21 +27,22 @@ func testConfig(t *testing.T, extra ...string) *config {
 	return cfg
 }
 
-// unreachableDynamic is a dynamic client whose every call fails to connect.
-func unreachableDynamic(t *testing.T) dynamic.Interface {
+// unreachableLocalClient is a LocalVolume client whose every call fails to
+// connect.
+func unreachableLocalClient(t *testing.T) versioned.Interface {
 	t.Helper()
-	dyn, err := dynamic.NewForConfig(&rest.Config{Host: "http://127.0.0.1:1", Timeout: time.Second})
+	client, err := versioned.NewForConfig(&rest.Config{Host: "http://127.0.0.1:1", Timeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return dyn
+	return client
 }
 
 func TestAgentOptionsWiring(t *testing.T) {
 	cfg := testConfig(t, "--command-timeout=17s", "--mountinfo-path=/host/mountinfo", "--resync=3m")
 	client := fake.NewClientset()
 	recorder := newEventRecorder(context.Background(), client)
-	o := agentOptions(cfg, client, unreachableDynamic(t), recorder)
+	o := agentOptions(cfg, client, unreachableLocalClient(t), recorder)
 	if o.NodeName != "node-1" || o.SymlinkRoot != cfg.symlinkRoot || o.Resync != 3*time.Minute {
 		t.Errorf("options %+v", o)
 	}
@@ -58,7 +59,7 @@ func TestAgentOptionsWiring(t *testing.T) {
 	if !ok || w.Runner.(devices.ExecRunner).Timeout != 17*time.Second || w.FS == nil || w.Verify == nil {
 		t.Errorf("wiper %#v", o.Wiper)
 	}
-	if o.Metrics == nil || o.Metrics != agentMetrics() || o.EventRecorder == nil || o.Dynamic == nil || o.Client == nil {
+	if o.Metrics == nil || o.Metrics != agentMetrics() || o.EventRecorder == nil || o.LocalClient == nil || o.Client == nil {
 		t.Errorf("options %+v", o)
 	}
 }
@@ -102,7 +103,7 @@ func TestRunAgentServesAndStops(t *testing.T) {
 	cfg := testConfig(t, "--http-endpoint="+addr)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- runAgent(ctx, cfg, fake.NewClientset(), unreachableDynamic(t)) }()
+	go func() { done <- runAgent(ctx, cfg, fake.NewClientset(), unreachableLocalClient(t)) }()
 
 	if got := get(t, "http://"+addr+"/healthz"); got != "ok" {
 		t.Errorf("/healthz: %q", got)
@@ -141,27 +142,26 @@ func TestRunAgentBusyEndpoint(t *testing.T) {
 	cfg := testConfig(t, "--http-endpoint="+lis.Addr().String())
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	err = runAgent(ctx, cfg, fake.NewClientset(), unreachableDynamic(t))
+	err = runAgent(ctx, cfg, fake.NewClientset(), unreachableLocalClient(t))
 	if err == nil || !strings.Contains(err.Error(), "--http-endpoint") {
 		t.Errorf("runAgent: %v, want an error naming --http-endpoint", err)
 	}
 }
 
-// TestEventOnOwner checks that an event on a LocalVolume as the agent holds
-// it (unstructured, with apiVersion and kind) reaches the API with the right
-// object reference and source, without registering the local types.
+// TestEventOnOwner checks that an event on a LocalVolume as the agent
+// records it (an object reference with apiVersion and kind) reaches the API
+// with the right object reference and source, without registering the
+// local types.
 func TestEventOnOwner(t *testing.T) {
 	client := fake.NewClientset()
 	r := newEventRecorder(context.Background(), client)
 	r.Start()
 	defer r.Stop()
 
-	lv := &unstructured.Unstructured{}
-	lv.SetAPIVersion("local.storage.openshift.io/v1")
-	lv.SetKind("LocalVolume")
-	lv.SetNamespace("storage")
-	lv.SetName("disks")
-	lv.SetUID("uid-1")
+	lv := &corev1.ObjectReference{
+		APIVersion: "local.storage.openshift.io/v1", Kind: "LocalVolume",
+		Namespace: "storage", Name: "disks", UID: "uid-1",
+	}
 	r.Eventf(lv, "Normal", "VolumeCreated", "Created %s", "local-pv-1")
 
 	deadline := time.Now().Add(10 * time.Second)

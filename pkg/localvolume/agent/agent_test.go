@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/client-go/tools/record"
 	"k8s.io/component-base/metrics/legacyregistry"
 )
 
@@ -12,34 +13,30 @@ func TestNewChecksOptions(t *testing.T) {
 	h := newHost(t)
 	e := newEnv(t, h, nil)
 	valid := func() Options {
-		return Options{NodeName: testNode, SymlinkRoot: testRoot, Client: e.client, Dynamic: e.dyn,
-			Runner: h, FS: h.fs, Checker: h.checker(), Wiper: h}
+		return Options{NodeName: testNode, SymlinkRoot: testRoot, Client: e.client, LocalClient: e.local,
+			Runner: h, FS: h.fs, Checker: h.checker(), Wiper: h, EventRecorder: record.NewFakeRecorder(1)}
 	}
 	if _, err := New(valid()); err != nil {
 		t.Fatalf("valid options: %v", err)
 	}
 	for name, change := range map[string]func(*Options){
-		"no node":           func(o *Options) { o.NodeName = "" },
-		"relative root":     func(o *Options) { o.SymlinkRoot = "mnt" },
-		"root /":            func(o *Options) { o.SymlinkRoot = "/" },
-		"unclean root":      func(o *Options) { o.SymlinkRoot = "/mnt/../etc" },
-		"no client":         func(o *Options) { o.Client = nil },
-		"no dynamic client": func(o *Options) { o.Dynamic = nil },
-		"no runner":         func(o *Options) { o.Runner = nil },
-		"no fs":             func(o *Options) { o.FS = nil },
-		"no checker":        func(o *Options) { o.Checker = nil },
-		"no wiper":          func(o *Options) { o.Wiper = nil },
+		"no node":         func(o *Options) { o.NodeName = "" },
+		"relative root":   func(o *Options) { o.SymlinkRoot = "mnt" },
+		"root /":          func(o *Options) { o.SymlinkRoot = "/" },
+		"unclean root":    func(o *Options) { o.SymlinkRoot = "/mnt/../etc" },
+		"no client":       func(o *Options) { o.Client = nil },
+		"no local client": func(o *Options) { o.LocalClient = nil },
+		"no recorder":     func(o *Options) { o.EventRecorder = nil },
+		"no runner":       func(o *Options) { o.Runner = nil },
+		"no fs":           func(o *Options) { o.FS = nil },
+		"no checker":      func(o *Options) { o.Checker = nil },
+		"no wiper":        func(o *Options) { o.Wiper = nil },
 	} {
 		o := valid()
 		change(&o)
 		if _, err := New(o); err == nil {
 			t.Errorf("%s: no error", name)
 		}
-	}
-	o := valid()
-	o.Dynamic, o.CRSource = nil, NewDynamicCRSource(e.dyn)
-	if _, err := New(o); err != nil {
-		t.Errorf("CRSource instead of Dynamic: %v", err)
 	}
 }
 
@@ -62,8 +59,8 @@ func TestRunTwiceFails(t *testing.T) {
 func TestNilMetricsStayPrivate(t *testing.T) {
 	h := newHost(t, disk{kname: "/dev/sdb", id: "wwn-0x1"})
 	e := newEnv(t, h, nil, newLocalVolume("lv", []string{"/dev/sdb"}))
-	a, err := New(Options{NodeName: testNode, SymlinkRoot: testRoot, Client: e.client, Dynamic: e.dyn,
-		Runner: h, FS: h.fs, Checker: h.checker(), Wiper: h})
+	a, err := New(Options{NodeName: testNode, SymlinkRoot: testRoot, Client: e.client, LocalClient: e.local,
+		Runner: h, FS: h.fs, Checker: h.checker(), Wiper: h, EventRecorder: record.NewFakeRecorder(100)})
 	if err != nil {
 		t.Fatal(err)
 	}

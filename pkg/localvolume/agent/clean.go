@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	iofs "io/fs"
@@ -14,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
+	"github.com/csi-protect/external-provisioner/pkg/finalizer"
 	"github.com/csi-protect/external-provisioner/pkg/localvolume/devices"
 )
 
@@ -220,27 +220,12 @@ func (a *Agent) splitSymlinkPath(p string) (storageClass, name string, ok bool) 
 	return storageClass, name, true
 }
 
-type annotationPatch struct {
-	Metadata annotationPatchMeta `json:"metadata"`
-}
-
-type annotationPatchMeta struct {
-	ResourceVersion string            `json:"resourceVersion"`
-	UID             types.UID         `json:"uid"`
-	Annotations     map[string]string `json:"annotations"`
-}
-
 // annotate sets one annotation with a merge patch pinned to pv's
 // resourceVersion and UID, and returns the PV as written.
 func (a *Agent) annotate(ctx context.Context, pv *corev1.PersistentVolume, key, value string) (*corev1.PersistentVolume, error) {
-	if pv.ResourceVersion == "" {
-		return nil, fmt.Errorf("PV %s has no resourceVersion to patch against", pv.Name)
-	}
-	patch, err := json.Marshal(annotationPatch{Metadata: annotationPatchMeta{
-		ResourceVersion: pv.ResourceVersion, UID: pv.UID, Annotations: map[string]string{key: value},
-	}})
-	if err != nil {
-		return nil, err
+	patch, err := finalizer.Patch(pv, finalizer.Change{SetAnnotations: map[string]string{key: value}})
+	if err != nil || patch == nil {
+		return pv, err
 	}
 	return a.client.CoreV1().PersistentVolumes().Patch(ctx, pv.Name, types.MergePatchType, patch, metav1.PatchOptions{})
 }

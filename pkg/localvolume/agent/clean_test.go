@@ -56,7 +56,7 @@ func TestReleasedVolumeIsWipedOnceAndDeleted(t *testing.T) {
 	e.release(name)
 
 	fresh := e.waitRecreated(name, string(old.UID))
-	settle()
+	e.nextSync(volumeKey(name))
 	if n := h.wipeCount("/dev/sdb"); n != 1 {
 		t.Errorf("wiped %d times, want 1", n)
 	}
@@ -139,7 +139,7 @@ func TestRestartAfterWipedDoesNotWipeAgain(t *testing.T) {
 		_, ok := e.mustPV(name).Annotations[AnnotationWiped]
 		return ok
 	})
-	settle() // delete retries
+	e.nextSync(volumeKey(name)) // a retry of the failing delete
 	if n := h.wipeCount("/dev/sdb"); n != 1 {
 		t.Fatalf("wiped %d times while the delete failed, want 1", n)
 	}
@@ -148,7 +148,7 @@ func TestRestartAfterWipedDoesNotWipeAgain(t *testing.T) {
 	failDelete.Store(false)
 	e.start()
 	e.waitRecreated(name, string(old.UID))
-	settle()
+	e.nextSync(volumeKey(name))
 	if n := h.wipeCount("/dev/sdb"); n != 1 {
 		t.Errorf("wiped %d times across the restart, want 1", n)
 	}
@@ -198,7 +198,7 @@ func TestRestartAfterInterruptedWipe(t *testing.T) {
 	h.setWipeHook(nil)
 	e.start()
 	e.waitRecreated(name, string(old.UID))
-	settle()
+	e.nextSync(volumeKey(name))
 	if n := h.wipeCount("/dev/sdb"); n != 1 {
 		t.Errorf("wiped %d times after the restart, want 1", n)
 	}
@@ -234,7 +234,7 @@ func TestDeviceInUseAtWipeTimeIsNotWiped(t *testing.T) {
 	e.release(name)
 	c := &collector{e: e}
 	eventually(t, "a refusal", func() bool { return len(c.withReason(ReasonWipeRefused)) > 0 })
-	settle() // retries with backoff
+	e.nextSync(volumeKey(name)) // a retry of the refused wipe
 	if n := h.wipeCount("/dev/sdb"); n != 0 {
 		t.Fatalf("wiped a mounted device %d times", n)
 	}
@@ -255,7 +255,7 @@ func TestDeviceInUseAtWipeTimeIsNotWiped(t *testing.T) {
 	// Held open exclusively (device-mapper, a program) is refused too.
 	h.unmountAll()
 	h.setBusy("/dev/sdb", true)
-	settle()
+	e.nextSync(volumeKey(name))
 	if n := h.wipeCount("/dev/sdb"); n != 0 {
 		t.Fatalf("wiped a busy device %d times", n)
 	}
@@ -278,7 +278,7 @@ func TestDeletingVolumeIsNeverWiped(t *testing.T) {
 	old := e.mustPV(pv.Name)
 	e.start()
 	e.waitRecreated(pv.Name, string(old.UID))
-	settle()
+	e.nextSync(volumeKey(pv.Name))
 	if n := h.wipeCount("/dev/sdb"); n != 0 {
 		t.Errorf("wiped a PV being deleted %d times", n)
 	}
@@ -293,7 +293,7 @@ func TestRetainedVolumeIsLeftAlone(t *testing.T) {
 	})
 	e.createPV(pv)
 	e.start()
-	settle()
+	e.nextSync(volumeKey(pv.Name))
 	if n := h.wipeCount("/dev/sdb"); n != 0 {
 		t.Errorf("wiped a retained PV %d times", n)
 	}
@@ -333,7 +333,7 @@ func TestRestartAfterFinishedButUnrecordedWipe(t *testing.T) {
 	failRecord.Store(false)
 	e.start()
 	e.waitRecreated(name, string(old.UID))
-	settle()
+	e.nextSync(volumeKey(name))
 	if n := h.wipeCount("/dev/sdb"); n != 1 {
 		t.Errorf("wiped %d times, want 1: a finished wipe must not be repeated", n)
 	}

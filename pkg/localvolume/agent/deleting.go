@@ -8,8 +8,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
 	"github.com/csi-protect/external-provisioner/pkg/apis/local"
@@ -33,7 +31,7 @@ func (a *Agent) finishDeletion(ctx context.Context, pv *corev1.PersistentVolume)
 		logger.V(4).Info("PV being deleted is still bound: keeping its symlink and finalizer")
 		return nil
 	}
-	o, err := a.getOwner(pv.Labels[local.OwnerKindLabel], pv.Labels[local.OwnerNamespaceLabel], pv.Labels[local.OwnerNameLabel])
+	o, err := a.getOwner(ownerKey(pv.Labels[local.OwnerKindLabel], pv.Labels[local.OwnerNamespaceLabel], pv.Labels[local.OwnerNameLabel]))
 	if err != nil {
 		return err
 	}
@@ -44,17 +42,15 @@ func (a *Agent) finishDeletion(ctx context.Context, pv *corev1.PersistentVolume)
 	} else {
 		logger.V(4).Info("Owner is alive: keeping the symlink", "path", pv.Spec.Local.Path)
 	}
-	patch, err := finalizer.RemovePatch(pv, local.SymlinkDeleterFinalizer)
-	if err != nil || patch == nil {
+	removed, err := finalizer.Remove(ctx, a.volumeTarget, pv, local.SymlinkDeleterFinalizer)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
 		return err
+	case removed:
+		logger.V(2).Info("Removed the symlink deleter finalizer")
 	}
-	if _, err := a.client.CoreV1().PersistentVolumes().Patch(ctx, pv.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		return fmt.Errorf("remove finalizer %s: %w", local.SymlinkDeleterFinalizer, err)
-	}
-	logger.V(2).Info("Removed the symlink deleter finalizer")
 	return nil
 }
 

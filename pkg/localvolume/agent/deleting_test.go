@@ -65,7 +65,14 @@ func TestDeletingVolumeOfDeletedOwnerLosesSymlinkThenFinalizer(t *testing.T) {
 			if n := h.wipeCount("/dev/sdb"); n != 1 {
 				t.Errorf("wiped %d times, want 1", n)
 			}
-			settle()
+			// Discovery for the owner ran after the PV went: its deletion
+			// queues the owner, and the resync a live one.
+			key := ownerKey(KindLocalVolume, testNS, "lv")
+			if tc.owner == nil {
+				e.waitSyncs(key, 1)
+			} else {
+				e.nextSync(key)
+			}
 			if n := len(e.pvs()); n != 0 {
 				t.Errorf("%d PVs after the owner went, want none", n)
 			}
@@ -124,7 +131,7 @@ func TestDeletingBoundVolumeWaits(t *testing.T) {
 	})
 	e.createPV(pv)
 	e.start()
-	settle()
+	e.nextSync(volumeKey(pv.Name))
 	got := e.mustPV(pv.Name)
 	if len(got.Finalizers) != 1 || !h.exists(pv.Spec.Local.Path) {
 		t.Fatalf("bound PV lost its finalizer (%v) or symlink", got.Finalizers)

@@ -71,9 +71,18 @@
 //
 // The Node object (its labels, for node selectors and the hostname), the
 // PVs labelled with this node's hostname (one label-selected informer), and
-// the owners through a CRSource (by default over the dynamic client; the
-// dynamicinformer package is not vendored, so the agent builds its own
-// informers). Everything it decides comes from these and the host, so it may
-// be restarted at any point; the only memory it keeps is which events it
-// has already emitted.
+// the owners, through informers and listers of the generated LocalVolume
+// client (pkg/generated) that the agent runs itself. Everything it decides
+// comes from these and the host, so it may be restarted at any point; the
+// only memory it keeps is which events it has already emitted.
+//
+// # How it runs
+//
+// The agent is a reconcile.Loop with one worker, whose Keys name an owner
+// (kind, namespace, name) or a PV of this node. Owner keys run discovery,
+// PV keys cleaning and deletion. The event handlers queue them, and every
+// Options.Resync queues all of them again. Events on owners are recorded
+// on object references, so the recorder's scheme needs no LocalVolume
+// types; the finalizer is removed through package finalizer, with the
+// same pinned merge patch as every other write.
 package agent

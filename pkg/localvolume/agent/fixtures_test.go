@@ -4,14 +4,15 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
@@ -21,9 +22,11 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
 
+	"github.com/csi-protect/external-provisioner/internal/reconcile"
 	"github.com/csi-protect/external-provisioner/pkg/apis/local"
 	localv1 "github.com/csi-protect/external-provisioner/pkg/apis/local/v1"
 	localv1alpha1 "github.com/csi-protect/external-provisioner/pkg/apis/local/v1alpha1"
+	localfake "github.com/csi-protect/external-provisioner/pkg/generated/clientset/versioned/fake"
 	"github.com/csi-protect/external-provisioner/pkg/localvolume/devices"
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
@@ -68,15 +71,6 @@ func newLocalVolumeSet(name string, opts ...lvsOption) *localv1alpha1.LocalVolum
 	return lvs
 }
 
-func toUnstructured(t *testing.T, obj runtime.Object) *unstructured.Unstructured {
-	t.Helper()
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &unstructured.Unstructured{Object: m}
-}
-
 func deletingNow(m metav1.Object) {
 	now := metav1.Now()
 	m.SetDeletionTimestamp(&now)
@@ -88,13 +82,18 @@ type env struct {
 	t        *testing.T
 	host     *host
 	client   *fake.Clientset
-	dyn      *fakeDynamic
+	local    *localfake.Clientset
 	recorder *record.FakeRecorder
 	registry metrics.KubeRegistry
 	metrics  *Metrics
 	ctx      context.Context
 	agent    *Agent
 	stop     func()
+
+	// syncs counts the syncs of each key, by every agent of the env, as
+	// the Processed hook reports them.
+	mu    sync.Mutex
+	syncs map[Key]int
 }
 
 func newEnv(t *testing.T, h *host, nodeLabels map[string]string, objs ...runtime.Object) *env {
@@ -106,7 +105,11 @@ func newEnv(t *testing.T, h *host, nodeLabels map[string]string, objs ...runtime
 		nodeLabels = map[string]string{local.NodeLabel: testHostname}
 	}
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: testNode, Labels: nodeLabels}}
-	e := &env{t: t, host: h, client: newClient(node), dyn: newFakeDynamic(), ctx: ctx}
+	localClient := localfake.NewSimpleClientset()
+	testutil.ServerSemantics(&localClient.Fake, localClient.Tracker(), testutil.APIServerOptions{
+		StatusSubresources: []string{localv1.LocalVolumesResource.Resource, localv1alpha1.LocalVolumeSetsResource.Resource},
+	})
+	e := &env{t: t, host: h, client: testutil.NewClientset(node), local: localClient, ctx: ctx, syncs: map[Key]int{}}
 	for _, o := range objs {
 		e.setOwner(o)
 	}
@@ -116,14 +119,63 @@ func newEnv(t *testing.T, h *host, nodeLabels map[string]string, objs ...runtime
 // setOwner creates or replaces a LocalVolume or LocalVolumeSet.
 func (e *env) setOwner(obj runtime.Object) {
 	e.t.Helper()
-	switch obj.(type) {
+	ctx := context.Background()
+	var err error
+	switch o := obj.(type) {
 	case *localv1.LocalVolume:
-		e.dyn.set(LocalVolumeResource, toUnstructured(e.t, obj))
+		client := e.local.LocalV1().LocalVolumes(o.Namespace)
+		if cur, getErr := client.Get(ctx, o.Name, metav1.GetOptions{}); getErr == nil {
+			o = o.DeepCopy()
+			o.ResourceVersion = cur.ResourceVersion
+			_, err = client.Update(ctx, o, metav1.UpdateOptions{})
+		} else {
+			_, err = client.Create(ctx, o, metav1.CreateOptions{})
+		}
 	case *localv1alpha1.LocalVolumeSet:
-		e.dyn.set(LocalVolumeSetResource, toUnstructured(e.t, obj))
+		client := e.local.LocalV1alpha1().LocalVolumeSets(o.Namespace)
+		if cur, getErr := client.Get(ctx, o.Name, metav1.GetOptions{}); getErr == nil {
+			o = o.DeepCopy()
+			o.ResourceVersion = cur.ResourceVersion
+			_, err = client.Update(ctx, o, metav1.UpdateOptions{})
+		} else {
+			_, err = client.Create(ctx, o, metav1.CreateOptions{})
+		}
 	default:
 		e.t.Fatalf("not an owner: %T", obj)
 	}
+	if err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// processed is the agents' Processed hook.
+func (e *env) processed(key Key, _ reconcile.Result, _ error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.syncs[key]++
+}
+
+func (e *env) syncCount(key Key) int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.syncs[key]
+}
+
+// nextSync waits until a sync of key that started after the call has
+// ended: the agent has looked at what the test set up before it. The first
+// sync to end may have started before the call; the second started after
+// the first ended (a key is never synced twice at once). The resync, or
+// the retries of a failing sync, bring key back.
+func (e *env) nextSync(key Key) {
+	e.t.Helper()
+	want := e.syncCount(key) + 2
+	eventually(e.t, "the next sync of "+key.String(), func() bool { return e.syncCount(key) >= want })
+}
+
+// waitSyncs waits until key has been synced n times in all.
+func (e *env) waitSyncs(key Key, n int) {
+	e.t.Helper()
+	eventually(e.t, "the syncs of "+key.String(), func() bool { return e.syncCount(key) >= n })
 }
 
 // start runs a new agent over the env's host and API server; the previous
@@ -138,15 +190,17 @@ func (e *env) start() {
 		NodeName:      testNode,
 		SymlinkRoot:   testRoot,
 		Client:        e.client,
-		Dynamic:       e.dyn,
+		LocalClient:   e.local,
 		Runner:        e.host,
 		FS:            e.host.fs,
 		Checker:       e.host.checker(),
 		Wiper:         e.host,
 		EventRecorder: e.recorder,
 		Metrics:       e.metrics,
-		RateLimiter:   workqueue.NewTypedItemExponentialFailureRateLimiter[string](5*time.Millisecond, 50*time.Millisecond),
-		Resync:        50 * time.Millisecond,
+		RateLimiter:   workqueue.NewTypedItemExponentialFailureRateLimiter[Key](5*time.Millisecond, 50*time.Millisecond),
+		Processed:     e.processed,
+		// Short, so that nextSync does not wait long for a resync.
+		Resync: 50 * time.Millisecond,
 	})
 	if err != nil {
 		e.t.Fatal(err)
@@ -210,8 +264,8 @@ func (e *env) mustPV(name string) *corev1.PersistentVolume {
 	return pv
 }
 
-// updatePV changes a PV on the API server (status included: the fake has
-// no status subresource rules).
+// updatePV changes a PV on the API server (status included: PVs have no
+// status subresource rules in the fake).
 func (e *env) updatePV(name string, change func(*corev1.PersistentVolume)) {
 	e.t.Helper()
 	pv := e.mustPV(name)
@@ -302,7 +356,8 @@ func (c *collector) withReason(reason string) []string {
 }
 
 // metric returns the value of a local_volume_agent metric; for wipes_total
-// name is "wipes_total{result}".
+// name is "wipes_total{result}", and a result never counted is 0. It fails
+// the test on a name that is not one of the agent's metrics.
 func (e *env) metric(name string) float64 {
 	e.t.Helper()
 	var labels []string
@@ -310,7 +365,14 @@ func (e *env) metric(name string) float64 {
 		labels = []string{"result", strings.TrimSuffix(name[i+1:], "}")}
 		name = name[:i]
 	}
-	v, _ := testutil.MetricValue(e.t, e.registry, "csi_provisioner_local_volume_agent_"+name, labels...)
+	full := "csi_provisioner_local_volume_agent_" + name
+	if !slices.ContainsFunc(e.metrics.Registerables(), func(r metrics.Registerable) bool { return r.FQName() == full }) {
+		e.t.Fatalf("no metric %s", full)
+	}
+	v, ok := testutil.MetricValue(e.t, e.registry, full, labels...)
+	if !ok && labels == nil {
+		e.t.Fatalf("metric %s not found", full)
+	}
 	return v
 }
 
@@ -319,9 +381,6 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	testutil.Eventually(t, 10*time.Second, what, cond)
 }
-
-// settle lets the agent run several resyncs.
-func settle() { time.Sleep(400 * time.Millisecond) }
 
 func sha256Prefix(s string) string {
 	sum := sha256.Sum256([]byte(s))

@@ -1,13 +1,13 @@
 package agent
 
 import (
-	"fmt"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
 
 	localv1 "github.com/csi-protect/external-provisioner/pkg/apis/local/v1"
 	localv1alpha1 "github.com/csi-protect/external-provisioner/pkg/apis/local/v1alpha1"
@@ -20,9 +20,10 @@ type owner struct {
 	uid                   types.UID
 	deleting              bool
 	nodeSelector          *corev1.NodeSelector
-	// obj is the object as listed, for events (it carries apiVersion and
-	// kind, so the recorder can name it without a scheme).
-	obj *unstructured.Unstructured
+	// ref is what its events are recorded on: a reference names the kind
+	// without a scheme that knows it, and objects from typed clients carry
+	// no apiVersion and kind.
+	ref *corev1.ObjectReference
 	// jobs are the device selections: one per storageClassDevices entry
 	// of a LocalVolume, one for a LocalVolumeSet.
 	jobs []job
@@ -44,53 +45,86 @@ type job struct {
 
 func (o *owner) String() string { return o.kind + " " + o.namespace + "/" + o.name }
 
-// ownerFrom converts a listed object.
-func ownerFrom(kind string, u *unstructured.Unstructured) (*owner, error) {
-	o := &owner{
-		kind: kind, namespace: u.GetNamespace(), name: u.GetName(), uid: u.GetUID(),
-		deleting: u.GetDeletionTimestamp() != nil, obj: u,
+// ownerOf reads a LocalVolume or LocalVolumeSet, or the tombstone of one,
+// as an informer or lister hands it over.
+func ownerOf(obj interface{}) (*owner, bool) {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = t.Obj
 	}
-	switch kind {
+	switch o := obj.(type) {
+	case *localv1.LocalVolume:
+		return fromLocalVolume(o), true
+	case *localv1alpha1.LocalVolumeSet:
+		return fromLocalVolumeSet(o), true
+	}
+	return nil, false
+}
+
+func newOwner(kind, apiVersion string, m *metav1.ObjectMeta, selector *corev1.NodeSelector) *owner {
+	return &owner{
+		kind: kind, namespace: m.Namespace, name: m.Name, uid: m.UID,
+		deleting: m.DeletionTimestamp != nil, nodeSelector: selector,
+		ref: &corev1.ObjectReference{
+			Kind: kind, APIVersion: apiVersion, Namespace: m.Namespace, Name: m.Name,
+			UID: m.UID, ResourceVersion: m.ResourceVersion,
+		},
+	}
+}
+
+func fromLocalVolume(lv *localv1.LocalVolume) *owner {
+	o := newOwner(KindLocalVolume, localv1.SchemeGroupVersion.String(), &lv.ObjectMeta, lv.Spec.NodeSelector)
+	for _, scd := range lv.Spec.StorageClassDevices {
+		if len(scd.DevicePaths) == 0 {
+			continue
+		}
+		o.jobs = append(o.jobs, job{
+			storageClass: scd.StorageClassName,
+			volumeMode:   volumeMode(string(scd.VolumeMode)),
+			fsType:       scd.FSType,
+			request:      devices.Request{Paths: slices.Clone(scd.DevicePaths), Force: scd.ForceWipeDevicesAndDestroyAllData},
+		})
+	}
+	return o
+}
+
+func fromLocalVolumeSet(lvs *localv1alpha1.LocalVolumeSet) *owner {
+	o := newOwner(KindLocalVolumeSet, localv1alpha1.SchemeGroupVersion.String(), &lvs.ObjectMeta, lvs.Spec.NodeSelector)
+	j := job{
+		storageClass: lvs.Spec.StorageClassName,
+		volumeMode:   volumeMode(string(lvs.Spec.VolumeMode)),
+		fsType:       lvs.Spec.FSType,
+		request:      devices.Request{Filter: filterFrom(lvs.Spec.DeviceInclusionSpec)},
+	}
+	if m := lvs.Spec.MaxDeviceCount; m != nil {
+		if *m <= 0 {
+			// Nothing may be provisioned; an explicit 0 is not "no cap".
+			return o
+		}
+		j.maxCount = int(*m)
+	}
+	o.jobs = append(o.jobs, j)
+	return o
+}
+
+// getOwner reads the owner key from the cache; nil when it does not exist.
+func (a *Agent) getOwner(key Key) (*owner, error) {
+	var obj interface{}
+	var err error
+	switch key.Kind {
 	case KindLocalVolume:
-		var lv localv1.LocalVolume
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &lv); err != nil {
-			return nil, fmt.Errorf("%s: %w", o, err)
-		}
-		o.nodeSelector = lv.Spec.NodeSelector
-		for _, scd := range lv.Spec.StorageClassDevices {
-			if len(scd.DevicePaths) == 0 {
-				continue
-			}
-			o.jobs = append(o.jobs, job{
-				storageClass: scd.StorageClassName,
-				volumeMode:   volumeMode(string(scd.VolumeMode)),
-				fsType:       scd.FSType,
-				request:      devices.Request{Paths: slices.Clone(scd.DevicePaths), Force: scd.ForceWipeDevicesAndDestroyAllData},
-			})
-		}
+		obj, err = a.localVolumes.LocalVolumes(key.Namespace).Get(key.Name)
 	case KindLocalVolumeSet:
-		var lvs localv1alpha1.LocalVolumeSet
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &lvs); err != nil {
-			return nil, fmt.Errorf("%s: %w", o, err)
-		}
-		o.nodeSelector = lvs.Spec.NodeSelector
-		j := job{
-			storageClass: lvs.Spec.StorageClassName,
-			volumeMode:   volumeMode(string(lvs.Spec.VolumeMode)),
-			fsType:       lvs.Spec.FSType,
-			request:      devices.Request{Filter: filterFrom(lvs.Spec.DeviceInclusionSpec)},
-		}
-		if m := lvs.Spec.MaxDeviceCount; m != nil {
-			if *m <= 0 {
-				// Nothing may be provisioned; an explicit 0 is not "no cap".
-				return o, nil
-			}
-			j.maxCount = int(*m)
-		}
-		o.jobs = append(o.jobs, j)
+		obj, err = a.localVolumeSets.LocalVolumeSets(key.Namespace).Get(key.Name)
 	default:
-		return nil, fmt.Errorf("unknown owner kind %q", kind)
+		return nil, nil
 	}
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	o, _ := ownerOf(obj)
 	return o, nil
 }
 

@@ -31,15 +31,12 @@ var filterReasons = map[devices.Reason]bool{
 // this node and makes a symlink and a PV for each selected device that has
 // none yet. It never touches an existing PV, and does nothing for an owner
 // being deleted or one whose node selector leaves this node out.
-func (a *Agent) syncOwner(ctx context.Context, kind, namespace, name string) error {
+func (a *Agent) syncOwner(ctx context.Context, key Key) error {
 	logger := klog.FromContext(ctx)
-	reportPrefix := "reject/" + kind + "/" + namespace + "/" + name + "/"
-	o, err := a.getOwner(kind, namespace, name)
+	reportPrefix := "reject/" + key.Kind + "/" + key.Namespace + "/" + key.Name + "/"
+	o, err := a.getOwner(key)
 	if err != nil {
-		// A malformed object: a retry cannot help; the next change or
-		// resync brings it back.
-		logger.Error(err, "Cannot read the owner object")
-		return nil
+		return err
 	}
 	if o == nil {
 		a.forgetReports(reportPrefix)
@@ -204,7 +201,7 @@ func (a *Agent) provision(ctx context.Context, o *owner, j job, devs []devices.D
 			owned++
 			continue
 		case err != nil:
-			a.recorder.Eventf(o.obj, corev1.EventTypeWarning, ReasonCreateFailed,
+			a.recorder.Eventf(o.ref, corev1.EventTypeWarning, ReasonCreateFailed,
 				"Cannot create PV %s for device %s on node %s: %v", pv.Name, s.StableName, a.nodeName, err)
 			errs = append(errs, fmt.Errorf("create PV %s: %w", pv.Name, err))
 			continue
@@ -212,7 +209,7 @@ func (a *Agent) provision(ctx context.Context, o *owner, j job, devs []devices.D
 		owned++
 		a.metrics.VolumesCreated.Inc()
 		logger.V(2).Info("Created local PV", "PV", pv.Name, "device", s.Device.KName, "stableName", s.StableName, "path", path)
-		a.recorder.Eventf(o.obj, corev1.EventTypeNormal, ReasonVolumeCreated,
+		a.recorder.Eventf(o.ref, corev1.EventTypeNormal, ReasonVolumeCreated,
 			"Created PV %s for device %s (%s) on node %s", pv.Name, s.StableName, s.Device.KName, a.nodeName)
 	}
 	for _, r := range sel.Rejected {
@@ -237,7 +234,7 @@ func (a *Agent) provision(ctx context.Context, o *owner, j job, devs []devices.D
 // reject emits one DeviceRejected event per owner, device and reason.
 func (a *Agent) reject(o *owner, reportPrefix, path, reason, message string) {
 	a.reportOnce(reportPrefix+path+"/"+reason, func() {
-		a.recorder.Eventf(o.obj, corev1.EventTypeWarning, ReasonDeviceRejected,
+		a.recorder.Eventf(o.ref, corev1.EventTypeWarning, ReasonDeviceRejected,
 			"Device %s on node %s not used: %s: %s", path, a.nodeName, reason, message)
 	})
 }

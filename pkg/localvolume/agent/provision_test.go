@@ -67,9 +67,9 @@ func TestLocalVolumeDevicePathsBecomeVolumes(t *testing.T) {
 			t.Errorf("%s: annotations %v", pv.Name, pv.Annotations)
 		}
 	}
-	settle()
+	e.nextSync(ownerKey(KindLocalVolume, testNS, "lv"))
 	if n := len(e.pvs()); n != 2 {
-		t.Errorf("%d PVs after resyncs, want still 2", n)
+		t.Errorf("%d PVs after another discovery, want still 2", n)
 	}
 	if got := e.metric("volumes_created_total"); got != 2 {
 		t.Errorf("volumes_created_total = %v, want 2", got)
@@ -116,7 +116,7 @@ func TestLocalVolumeSetFilterAndMaxDeviceCount(t *testing.T) {
 	e := newEnv(t, h, nil, lvs)
 	e.start()
 	eventually(t, "two PVs", func() bool { return len(e.pvs()) == 2 })
-	settle()
+	e.nextSync(ownerKey(KindLocalVolumeSet, testNS, "set"))
 	pvs := e.pvs()
 	if len(pvs) != 2 {
 		t.Fatalf("%d PVs, want maxDeviceCount 2", len(pvs))
@@ -153,7 +153,7 @@ func TestMountedDeviceGetsNoVolumeAndOneEvent(t *testing.T) {
 	e := newEnv(t, h, nil, newLocalVolume("lv", []string{"/dev/sdb", "/dev/sdc"}))
 	e.start()
 	eventually(t, "a PV", func() bool { return len(e.pvs()) == 1 })
-	settle() // several resyncs
+	e.nextSync(ownerKey(KindLocalVolume, testNS, "lv"))
 	pvs := e.pvs()
 	if len(pvs) != 1 || pvs[0].Annotations[AnnotationDeviceKernelPath] != "/dev/sdb" {
 		t.Fatalf("PVs %v, want one for /dev/sdb", pvs)
@@ -208,7 +208,8 @@ func TestNodeNotSelectedGetsNothing(t *testing.T) {
 	e := newEnv(t, h, nil, other, otherSet, mine)
 	e.start()
 	eventually(t, "the selected owner's PV", func() bool { return len(e.pvs()) == 1 })
-	settle()
+	e.nextSync(ownerKey(KindLocalVolume, testNS, "other"))
+	e.nextSync(ownerKey(KindLocalVolumeSet, testNS, "other-set"))
 	pvs := e.pvs()
 	if len(pvs) != 1 || pvs[0].Labels[local.OwnerNameLabel] != "mine" {
 		t.Fatalf("PVs %v, want only mine's", pvs)
@@ -224,7 +225,8 @@ func TestOwnerBeingDeletedGetsNoNewVolumes(t *testing.T) {
 	lvs := newLocalVolumeSet("set", func(s *localv1alpha1.LocalVolumeSet) { deletingNow(s) })
 	e := newEnv(t, h, nil, lv, lvs)
 	e.start()
-	settle()
+	e.nextSync(ownerKey(KindLocalVolume, testNS, "lv"))
+	e.nextSync(ownerKey(KindLocalVolumeSet, testNS, "set"))
 	if n := len(e.pvs()); n != 0 {
 		t.Errorf("%d PVs for owners being deleted, want none", n)
 	}
@@ -244,7 +246,7 @@ func TestDeviceUsedByAnotherOwnerIsNotClaimedTwice(t *testing.T) {
 	}))
 	c := &collector{e: e}
 	eventually(t, "a rejection", func() bool { return len(c.withReason(ReasonDeviceRejected)) == 1 })
-	settle()
+	e.nextSync(ownerKey(KindLocalVolume, testNS, "second"))
 	if n := len(e.pvs()); n != 1 {
 		t.Errorf("%d PVs, want 1", n)
 	}
