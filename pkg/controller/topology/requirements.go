@@ -6,10 +6,17 @@ package topology
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
 	v1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	storagelisters "k8s.io/client-go/listers/storage/v1"
 	"k8s.io/klog/v2"
@@ -115,4 +122,143 @@ func requisiteTerms(ctx context.Context, req Request, keys []string, selected te
 		// the driver has not asked to be told about the cluster.
 		return nil, nil
 	}
+}
+
+// driverKeys returns the topology keys that driver registered in csiNode.
+func driverKeys(csiNode *storagev1.CSINode, driver string) []string {
+	for _, d := range csiNode.Spec.Drivers {
+		if d.Name == driver {
+			return d.TopologyKeys
+		}
+	}
+	return nil
+}
+
+// selectedNodeTopology returns the driver's topology keys on the selected
+// node and the node's segment for them. Failing here, rather than guessing,
+// makes provisioning retry; the scheduler may then pick another node or the
+// driver may finish registering.
+func selectedNodeTopology(req Request) ([]string, term, error) {
+	node, driver := req.SelectedNode.Name, req.DriverName
+	if req.CSINodes == nil {
+		return nil, nil, errors.New("no CSINode lister configured")
+	}
+	csiNode, err := req.CSINodes.Get(node)
+	if apierrors.IsNotFound(err) {
+		return nil, nil, fmt.Errorf("no topology key found on CSINode %q: the CSINode of selected node %q does not exist yet, so driver %q has not registered there: %w", node, node, driver, err)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("getting CSINode of selected node %q: %w", node, err)
+	}
+	keys := driverKeys(csiNode, driver)
+	if len(keys) == 0 {
+		return nil, nil, fmt.Errorf("no topology key found on CSINode %q: driver %q has not registered topology keys on selected node %q", node, driver, node)
+	}
+	t, missing := termFromLabels(req.SelectedNode.Labels, keys)
+	if missing != "" {
+		return nil, nil, fmt.Errorf("selected node %q has no label %q, which driver %q lists as a topology key in its CSINode (keys %v)", node, missing, driver, keys)
+	}
+	return keys, t, nil
+}
+
+// checkAllowed makes sure that the selected node lies in one of the allowed
+// topologies, because with strict topology the node's own segment replaces
+// them in the request.
+func checkAllowed(req Request, selected term) error {
+	allowed := expandAllowed(req.AllowedTopologies)
+	for _, t := range allowed {
+		if t.subsetOf(selected) {
+			return nil
+		}
+	}
+	return fmt.Errorf("topology %v of selected node %q is not in the allowed topologies %v of the StorageClass", selected, req.SelectedNode.Name, allowed)
+}
+
+// expandAllowed turns StorageClass.allowedTopologies into CSI segments.
+//
+// allowedTopologies is an OR of terms, each an AND of keys, each key an OR
+// of values; a CSI segment holds exactly one value per key. Each term is
+// therefore expanded into the cartesian product of its values:
+//
+//	{zone: [z1, z2], rack: [r1]}  ->  {zone=z1,rack=r1}, {zone=z2,rack=r1}
+//
+// A term is kept as the StorageClass wrote it: keys it does not name stay
+// unconstrained, as in upstream external-provisioner.
+func expandAllowed(allowed []v1.TopologySelectorTerm) []term {
+	var out []term
+	for _, selector := range allowed {
+		product := []term{{}}
+		for _, expr := range selector.MatchLabelExpressions {
+			var next []term
+			for _, partial := range product {
+				for _, value := range expr.Values {
+					t := append(append(term{}, partial...), segment{expr.Key, value})
+					next = append(next, t)
+				}
+			}
+			product = next
+		}
+		for _, t := range product {
+			if len(t) > 0 {
+				t.sort()
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// clusterKeys picks the topology keys for immediate binding from the
+// driver's entries in the CSINodes. Upstream external-provisioner takes the
+// first CSINode with keys in random order; taking them in name order gives
+// the same answer whenever all nodes agree and a stable one otherwise.
+func clusterKeys(ctx context.Context, req Request) ([]string, error) {
+	if req.CSINodes == nil {
+		return nil, errors.New("no CSINode lister configured")
+	}
+	csiNodes, err := req.CSINodes.List(labels.Everything())
+	if err != nil {
+		return nil, fmt.Errorf("listing CSINodes: %w", err)
+	}
+	slices.SortFunc(csiNodes, func(a, b *storagev1.CSINode) int { return strings.Compare(a.Name, b.Name) })
+	for _, n := range csiNodes {
+		if keys := driverKeys(n, req.DriverName); len(keys) > 0 {
+			klog.FromContext(ctx).V(5).Info("Using topology keys from CSINode", "csinode", n.Name, "driver", req.DriverName, "keys", keys)
+			return keys, nil
+		}
+	}
+	// Most likely the driver has not started on any node yet; an error makes
+	// provisioning retry instead of creating a volume in an arbitrary place.
+	return nil, fmt.Errorf("no available topology found: no CSINode lists topology keys for driver %q", req.DriverName)
+}
+
+// nodeTerms returns the segments of all nodes that carry every key. Nodes
+// are matched by labels only, as upstream external-provisioner does, so a
+// node counts even where the driver is not running.
+func nodeTerms(nodes corelisters.NodeLister, driver string, keys []string) ([]term, error) {
+	if nodes == nil {
+		return nil, errors.New("no Node lister configured")
+	}
+	selector := labels.NewSelector()
+	for _, k := range keys {
+		r, err := labels.NewRequirement(k, selection.Exists, nil)
+		if err != nil {
+			return nil, fmt.Errorf("topology key %q of driver %q: %w", k, driver, err)
+		}
+		selector = selector.Add(*r)
+	}
+	list, err := nodes.List(selector)
+	if err != nil {
+		return nil, fmt.Errorf("listing nodes: %w", err)
+	}
+	terms := make([]term, 0, len(list))
+	for _, n := range list {
+		// The selector guarantees that no key is missing.
+		t, _ := termFromLabels(n.Labels, keys)
+		terms = append(terms, t)
+	}
+	if len(terms) == 0 {
+		return nil, fmt.Errorf("topology keys %v of driver %q were not found on any node", keys, driver)
+	}
+	return terms, nil
 }
