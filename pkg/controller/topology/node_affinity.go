@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
@@ -20,11 +21,7 @@ func NodeAffinity(segments []*csi.Topology) *v1.VolumeNodeAffinity {
 			continue
 		}
 		// Map order is random; sorted keys keep the PV spec stable.
-		keys := make([]string, 0, len(segs))
-		for k := range segs {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
+		keys := slices.Sorted(maps.Keys(segs))
 		exprs := make([]v1.NodeSelectorRequirement, 0, len(keys))
 		for _, k := range keys {
 			exprs = append(exprs, v1.NodeSelectorRequirement{

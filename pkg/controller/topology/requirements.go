@@ -126,12 +126,11 @@ func requisiteTerms(ctx context.Context, req Request, keys []string, selected te
 
 // driverKeys returns the topology keys that driver registered in csiNode.
 func driverKeys(csiNode *storagev1.CSINode, driver string) []string {
-	for _, d := range csiNode.Spec.Drivers {
-		if d.Name == driver {
-			return d.TopologyKeys
-		}
+	i := slices.IndexFunc(csiNode.Spec.Drivers, func(d storagev1.CSINodeDriver) bool { return d.Name == driver })
+	if i < 0 {
+		return nil
 	}
-	return nil
+	return csiNode.Spec.Drivers[i].TopologyKeys
 }
 
 // selectedNodeTopology returns the driver's topology keys on the selected
@@ -166,10 +165,8 @@ func selectedNodeTopology(req Request) ([]string, term, error) {
 // them in the request.
 func checkAllowed(req Request, selected term) error {
 	allowed := expandAllowed(req.AllowedTopologies)
-	for _, t := range allowed {
-		if t.subsetOf(selected) {
-			return nil
-		}
+	if slices.ContainsFunc(allowed, func(t term) bool { return t.subsetOf(selected) }) {
+		return nil
 	}
 	return fmt.Errorf("topology %v of selected node %q is not in the allowed topologies %v of the StorageClass", selected, req.SelectedNode.Name, allowed)
 }
@@ -192,8 +189,7 @@ func expandAllowed(allowed []v1.TopologySelectorTerm) []term {
 			var next []term
 			for _, partial := range product {
 				for _, value := range expr.Values {
-					t := append(append(term{}, partial...), segment{expr.Key, value})
-					next = append(next, t)
+					next = append(next, append(slices.Clone(partial), segment{expr.Key, value}))
 				}
 			}
 			product = next

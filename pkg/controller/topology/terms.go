@@ -36,10 +36,13 @@ func termFromLabels(labels map[string]string, keys []string) (term, string) {
 	return t, ""
 }
 
+// compare orders segments by key, then value.
+func (s segment) compare(other segment) int {
+	return cmp.Or(strings.Compare(s.key, other.key), strings.Compare(s.value, other.value))
+}
+
 func (t term) sort() {
-	slices.SortFunc(t, func(a, b segment) int {
-		return cmp.Or(strings.Compare(a.key, b.key), strings.Compare(a.value, b.value))
-	})
+	slices.SortFunc(t, segment.compare)
 }
 
 // compare orders terms as upstream external-provisioner does (shorter terms
@@ -49,12 +52,7 @@ func (t term) compare(other term) int {
 	if len(t) != len(other) {
 		return len(t) - len(other)
 	}
-	for i := range t {
-		if r := cmp.Or(strings.Compare(t[i].key, other[i].key), strings.Compare(t[i].value, other[i].value)); r != 0 {
-			return r
-		}
-	}
-	return 0
+	return slices.CompareFunc(t, other, segment.compare)
 }
 
 // subsetOf reports whether every pair of t is also in other. An allowed
@@ -111,10 +109,8 @@ func preferredTerms(req Request, requisite []term, selected term) ([]term, error
 	}
 	// Start with the first segment that the selected node lies in; with
 	// strict topology that is the node's own and only segment.
-	for i, t := range requisite {
-		if t.subsetOf(selected) {
-			return rotate(requisite, uint32(i)), nil
-		}
+	if i := slices.IndexFunc(requisite, func(t term) bool { return t.subsetOf(selected) }); i >= 0 {
+		return rotate(requisite, uint32(i)), nil
 	}
 	// Not expected: the scheduler only picks nodes within the allowed
 	// topologies, and aggregation includes the selected node unless the Node
@@ -124,9 +120,7 @@ func preferredTerms(req Request, requisite []term, selected term) ([]term, error
 
 // rotate returns a copy of terms that starts at index i.
 func rotate(terms []term, i uint32) []term {
-	out := make([]term, 0, len(terms))
-	out = append(out, terms[i:]...)
-	return append(out, terms[:i]...)
+	return slices.Concat(terms[i:], terms[:i])
 }
 
 // spreadOffset is how far the preferred list is rotated for a volume name.
