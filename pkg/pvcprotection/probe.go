@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/util/resourceversion"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 )
@@ -111,7 +112,7 @@ func watchOnce(ctx context.Context, client kubernetes.Interface, namespace, from
 			return false, seen, lastEvent, fmt.Errorf("watch pods of namespace %s: unexpected %s event: %w", namespace, ev.Type, err)
 		}
 		rv := obj.GetResourceVersion()
-		cmp, err := compareResourceVersions(rv, target)
+		cmp, err := resourceversion.CompareResourceVersion(rv, target)
 		if err != nil {
 			return false, seen, lastEvent, fmt.Errorf("watch pods of namespace %s: %s event: %w", namespace, ev.Type, err)
 		}

@@ -99,24 +99,3 @@ func TestIndexKeys(t *testing.T) {
 		t.Errorf("keys of a non-pod: %v", keys)
 	}
 }
-
-func TestCompareResourceVersions(t *testing.T) {
-	for _, tc := range []struct {
-		a, b string
-		want int
-		bad  bool
-	}{
-		{"9", "10", -1, false},
-		{"10", "9", 1, false},
-		{"123", "123", 0, false},
-		{"99999999999999999999", "100000000000000000000", -1, false},
-		{"", "1", 0, true},
-		{"01", "1", 0, true},
-		{"1a", "1", 0, true},
-	} {
-		got, err := compareResourceVersions(tc.a, tc.b)
-		if (err != nil) != tc.bad || got != tc.want {
-			t.Errorf("compare(%q, %q) = %d, %v", tc.a, tc.b, got, err)
-		}
-	}
-}
