@@ -179,9 +179,15 @@ func (a *Agent) Run(ctx context.Context) error {
 	logger := klog.FromContext(ctx).WithName(loopName)
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
+	// The informer factories started, shut down (which waits for their
+	// informers) once ctx is cancelled.
+	var started []interface{ Shutdown() }
 	defer func() {
 		cancel()
 		a.loop.ShutDown()
+		for _, f := range started {
+			f.Shutdown()
+		}
 		wg.Wait()
 	}()
 
@@ -215,7 +221,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	}
 	a.nodes = nodeInformer.Lister()
 	nodeFactory.Start(ctx.Done())
-	defer nodeFactory.Shutdown()
+	started = append(started, nodeFactory)
 	if !cache.WaitForNamedCacheSyncWithContext(ctx, nodeInformer.Informer().HasSynced) {
 		return nil
 	}
@@ -246,9 +252,8 @@ func (a *Agent) Run(ctx context.Context) error {
 	}
 	synced := []cache.InformerSynced{pvInformer.Informer().HasSynced, lvInformer.Informer().HasSynced, lvsInformer.Informer().HasSynced}
 	ownerFactory.Start(ctx.Done())
-	defer ownerFactory.Shutdown()
 	pvFactory.Start(ctx.Done())
-	defer pvFactory.Shutdown()
+	started = append(started, ownerFactory, pvFactory)
 
 	logger.Info("Starting local volume agent", "hostname", hostname, "symlinkRoot", a.symlinkRoot, "resync", a.resync)
 	wg.Go(func() {
