@@ -2,6 +2,7 @@ package pvcprotection
 
 import (
 	"context"
+	"maps"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -212,11 +213,9 @@ func (f *checker) pruneLocked() {
 		return
 	}
 	f.lastPrune = now
-	for name, ns := range f.namespaces {
-		if ns.running == nil && (ns.last == nil || now.Sub(ns.last.started.at) >= resultTTL) {
-			delete(f.namespaces, name)
-		}
-	}
+	maps.DeleteFunc(f.namespaces, func(_ string, ns *namespaceChecks) bool {
+		return ns.running == nil && (ns.last == nil || now.Sub(ns.last.started.at) >= resultTTL)
+	})
 }
 
 // run performs one check; see doc.go.

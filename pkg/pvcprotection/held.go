@@ -2,6 +2,7 @@ package pvcprotection
 
 import (
 	"fmt"
+	"slices"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -69,12 +70,7 @@ func (c *Controller) hold(claim *v1.PersistentVolumeClaim, blockers []*v1.Pod) {
 }
 
 func blockedBy(blockers []*v1.Pod, pod string) bool {
-	for _, p := range blockers {
-		if p.Name == pod {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(blockers, func(p *v1.Pod) bool { return p.Name == pod })
 }
 
 // released forgets claim after its finalizer went, with an event if it was

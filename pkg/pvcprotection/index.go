@@ -1,7 +1,10 @@
 package pvcprotection
 
 import (
+	"slices"
+
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/component-helpers/storage/ephemeral"
 )
 
 // podClaimIndex indexes pods by the "namespace/name" of every claim they
@@ -26,7 +29,8 @@ func podClaimKeys(obj interface{}) ([]string, error) {
 			continue
 		}
 		key := indexKey(pod.Namespace, name)
-		if !containsString(keys, key) {
+		// A pod has few volumes: a linear search is cheaper than a set.
+		if !slices.Contains(keys, key) {
 			keys = append(keys, key)
 		}
 	}
@@ -44,18 +48,7 @@ func claimNameOf(pod *v1.Pod, vol *v1.Volume) string {
 	case vol.PersistentVolumeClaim != nil:
 		return vol.PersistentVolumeClaim.ClaimName
 	case vol.Ephemeral != nil:
-		return ephemeralClaimName(pod, vol)
+		return ephemeral.VolumeClaimName(pod, vol)
 	}
 	return ""
-}
-
-// containsString is a linear search: a pod has few volumes, and this is
-// cheaper than a set for them.
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -142,19 +143,10 @@ func listPods(ctx context.Context, client kubernetes.Interface, namespace string
 		pod := trimmed.(*v1.Pod)
 		for j := range pod.Spec.Volumes {
 			name := claimNameOf(pod, &pod.Spec.Volumes[j])
-			if name != "" && !containsPod(live.byClaim[name], pod) {
+			if name != "" && !slices.Contains(live.byClaim[name], pod) {
 				live.byClaim[name] = append(live.byClaim[name], pod)
 			}
 		}
 	}
 	return live, nil
-}
-
-func containsPod(pods []*v1.Pod, pod *v1.Pod) bool {
-	for _, p := range pods {
-		if p == pod {
-			return true
-		}
-	}
-	return false
 }

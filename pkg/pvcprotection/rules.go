@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/component-helpers/storage/ephemeral"
 )
 
 // podBlocks tells whether pod may still use claim, so that the claim must
@@ -35,19 +35,13 @@ func podBlocks(pod *v1.Pod, claim *v1.PersistentVolumeClaim) bool {
 			// control is someone else's claim, and a shut-down pod no longer
 			// uses its volume; letting the claim go also breaks a possible
 			// cycle with a pod finalizer that waits for the claim.
-			if ephemeralClaimName(pod, vol) == claim.Name &&
-				metav1.IsControlledBy(claim, pod) && !podIsShutDown(pod) {
+			if ephemeral.VolumeClaimName(pod, vol) == claim.Name &&
+				ephemeral.VolumeIsForPod(pod, claim) == nil && !podIsShutDown(pod) {
 				return true
 			}
 		}
 	}
 	return false
-}
-
-// ephemeralClaimName is the name of the claim Kubernetes creates for a
-// generic ephemeral volume (k8s.io/component-helpers is not vendored).
-func ephemeralClaimName(pod *v1.Pod, vol *v1.Volume) string {
-	return pod.Name + "-" + vol.Name
 }
 
 // podIsShutDown tells whether kubelet is done with the pod (it asked for the
