@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
 
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/generated/clientset/versioned"
 	"github.com/csi-protect/external-provisioner/pkg/localvolume/devices"
 )
@@ -74,24 +75,24 @@ func freeAddress(t *testing.T) string {
 	return lis.Addr().String()
 }
 
+// get waits for the server to answer url, and returns the body.
 func get(t *testing.T, url string) string {
 	t.Helper()
-	var lastErr error
-	for range 100 {
+	var body string
+	testutil.Eventually(t, 5*time.Second, "GET "+url, func() bool {
 		resp, err := http.Get(url)
-		if err == nil {
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != http.StatusOK {
-				t.Fatalf("GET %s: %s", url, resp.Status)
-			}
-			return string(body)
+		if err != nil {
+			return false // not listening yet
 		}
-		lastErr = err
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("GET %s: %v", url, lastErr)
-	return ""
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %s", url, resp.Status)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		body = string(b)
+		return true
+	})
+	return body
 }
 
 // TestRunAgentServesAndStops runs the agent (whose owner informers cannot
@@ -164,24 +165,21 @@ func TestEventOnOwner(t *testing.T) {
 	}
 	r.Eventf(lv, "Normal", "VolumeCreated", "Created %s", "local-pv-1")
 
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		events, err := client.CoreV1().Events("storage").List(context.Background(), metav1.ListOptions{})
+	var events []corev1.Event
+	testutil.Eventually(t, 10*time.Second, "the event to be posted", func() bool {
+		list, err := client.CoreV1().Events("storage").List(context.Background(), metav1.ListOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(events.Items) > 0 {
-			e := events.Items[0]
-			ref := e.InvolvedObject
-			if ref.Kind != "LocalVolume" || ref.APIVersion != "local.storage.openshift.io/v1" || ref.Name != "disks" || ref.UID != "uid-1" {
-				t.Errorf("involved object %+v", ref)
-			}
-			if e.Source.Component != "local-volume-agent" || e.Reason != "VolumeCreated" || e.Message != "Created local-pv-1" {
-				t.Errorf("event %+v", e)
-			}
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
+		events = list.Items
+		return len(events) > 0
+	})
+	e := events[0]
+	ref := e.InvolvedObject
+	if ref.Kind != "LocalVolume" || ref.APIVersion != "local.storage.openshift.io/v1" || ref.Name != "disks" || ref.UID != "uid-1" {
+		t.Errorf("involved object %+v", ref)
 	}
-	t.Fatal("no event posted")
+	if e.Source.Component != "local-volume-agent" || e.Reason != "VolumeCreated" || e.Message != "Created local-pv-1" {
+		t.Errorf("event %+v", e)
+	}
 }
