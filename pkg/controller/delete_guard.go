@@ -3,13 +3,13 @@ package controller
 import (
 	"context"
 	"slices"
-	"sync"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/lru"
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 )
 
@@ -58,38 +58,24 @@ func (p *Provisioner) ShouldDelete(ctx context.Context, pv *v1.PersistentVolume)
 }
 
 // deletedVolumes remembers the PVs whose volume this process deleted, the
-// most recent ones only: a PV it forgot is left to the library, which
-// costs at most a second idempotent DeleteVolume.
+// most recently used ones only: a PV it forgot is left to the library,
+// which costs at most a second idempotent DeleteVolume.
 type deletedVolumes struct {
-	mu    sync.Mutex
-	order []types.UID
-	set   map[types.UID]bool
-	limit int
+	cache *lru.Cache
 }
 
 // deletedVolumesKept is far more than the deletions in flight at once.
 const deletedVolumesKept = 10000
 
 func newDeletedVolumes(limit int) *deletedVolumes {
-	return &deletedVolumes{set: map[types.UID]bool{}, limit: limit}
+	return &deletedVolumes{cache: lru.New(limit)}
 }
 
 func (d *deletedVolumes) add(uid types.UID) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.set[uid] {
-		return
-	}
-	if len(d.order) >= d.limit {
-		delete(d.set, d.order[0])
-		d.order = d.order[1:]
-	}
-	d.order = append(d.order, uid)
-	d.set[uid] = true
+	d.cache.Add(uid, nil)
 }
 
 func (d *deletedVolumes) contains(uid types.UID) bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.set[uid]
+	_, ok := d.cache.Get(uid)
+	return ok
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
 	v1 "k8s.io/api/core/v1"
@@ -249,9 +250,7 @@ func (o *Options) topologyEnabled() bool {
 // withExtraMetadata returns a copy of params with the claim and PV names.
 func withExtraMetadata(params map[string]string, claim *v1.PersistentVolumeClaim, pvName string) map[string]string {
 	out := make(map[string]string, len(params)+3)
-	for k, v := range params {
-		out[k] = v
-	}
+	maps.Copy(out, params)
 	out[parameters.PVCNameKey] = claim.Name
 	out[parameters.PVCNamespaceKey] = claim.Namespace
 	out[parameters.PVNameKey] = pvName

@@ -1,6 +1,8 @@
 package controller
 
 import (
+	"maps"
+
 	"github.com/container-storage-interface/spec/lib/go/csi"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -41,9 +43,7 @@ type pvSecrets struct {
 
 func (p *Provisioner) buildPV(s pvSpec) *v1.PersistentVolume {
 	attributes := map[string]string{ProvisionerIDKey: p.opts.Identity}
-	for k, v := range s.volume.VolumeContext {
-		attributes[k] = v
-	}
+	maps.Copy(attributes, s.volume.VolumeContext)
 	source := &v1.CSIPersistentVolumeSource{
 		Driver:                     p.opts.DriverName,
 		VolumeHandle:               s.volume.VolumeId,
