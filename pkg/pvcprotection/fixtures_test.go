@@ -316,12 +316,7 @@ func (e *env) hasFinalizer(name string) bool {
 	if c == nil {
 		e.t.Fatalf("claim %s is gone", name)
 	}
-	for _, f := range c.Finalizers {
-		if f == Finalizer {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(c.Finalizers, Finalizer)
 }
 
 // patches are the claim patches sent so far.
