@@ -224,15 +224,14 @@ func TestRepeatedFeatureGatesAccumulate(t *testing.T) {
 	if cfg.gates.Enabled(features.Topology) || cfg.gates.Enabled(features.HonorPVReclaimPolicy) {
 		t.Error("both gates must be off")
 	}
-	got := featuresFrom(cfg.gates)
-	if got.Topology || got.HonorPVReclaimPolicy || got.CrossNamespaceVolumeDataSource {
+	if got := featuresFrom(cfg.gates); got.Topology {
 		t.Errorf("features %+v", got)
 	}
 }
 
 func TestFeaturesFromDefaults(t *testing.T) {
 	got := featuresFrom(features.New())
-	if !got.Topology || !got.HonorPVReclaimPolicy || got.CrossNamespaceVolumeDataSource {
+	if !got.Topology || !got.ProvisioningProtection {
 		t.Errorf("features %+v", got)
 	}
 }
