@@ -136,10 +136,10 @@ func (l *Loop[K]) Run(ctx context.Context, workers int, synced ...cache.Informer
 	for range workers {
 		wg.Go(func() { wait.UntilWithContext(ctx, l.work, time.Second) })
 	}
+	// The deferred ShutDown stops the workers once ctx ends. Not
+	// ShutDownWithDrain, which would wait for keys still queued: stopping
+	// is safe at any line, so only the keys in hand are finished.
 	<-ctx.Done()
-	// ShutDownWithDrain would wait for keys still queued; stopping is
-	// safe at any line, so only the keys in hand are finished.
-	l.queue.ShutDown()
 }
 
 func (l *Loop[K]) work(ctx context.Context) {
