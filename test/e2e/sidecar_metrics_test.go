@@ -3,12 +3,8 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"net/http"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/csi-protect/external-provisioner/test/e2e/framework"
@@ -34,41 +30,11 @@ func metricsEndpoint(t *testing.T) (flag, url string) {
 	return "--http-endpoint=" + addr, "http://" + addr + "/metrics"
 }
 
-// scrapeMetric returns the value of an unlabelled metric, or an error if
-// the endpoint does not answer or does not have it.
-func scrapeMetric(ctx context.Context, url, name string) (float64, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return 0, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("GET %s: %s", url, resp.Status)
-	}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	for sc.Scan() {
-		value, ok := strings.CutPrefix(sc.Text(), name+" ")
-		if !ok {
-			continue
-		}
-		return strconv.ParseFloat(strings.TrimSpace(value), 64)
-	}
-	if err := sc.Err(); err != nil {
-		return 0, err
-	}
-	return 0, fmt.Errorf("%s has no %s", url, name)
-}
-
 // waitForMetric waits until an unlabelled metric satisfies ok.
 func waitForMetric(ctx context.Context, t *testing.T, s *framework.Stack, url, name, want string, ok func(float64) bool) {
 	t.Helper()
 	waitFor(ctx, t, s, fmt.Sprintf("metric %s %s", name, want), func(ctx context.Context) (bool, error) {
-		v, err := scrapeMetric(ctx, url, name)
+		v, err := framework.ScrapeMetric(ctx, url, name, nil)
 		if err != nil {
 			return false, err
 		}

@@ -18,6 +18,9 @@
 //     faults if asked) on a unix socket, and one or more sidecars under the
 //     shipped RBAC (or as admin), with or without leader election. The
 //     e2e tests, `make demo` and `make local-up` all start through it.
+//   - ScrapeMetric and MetricValue read a metric from a /metrics endpoint
+//     or a scrape with the Prometheus exposition format parser; a metric
+//     that is missing is an error, never zero.
 //
 // Processes are started in their own process group and receive SIGKILL if
 // the process that started them dies, so an interrupted `go test` leaves no

@@ -1,0 +1,100 @@
+package framework
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// MetricValue returns the value of the counter, gauge or untyped metric
+// called name in text, a scrape in the Prometheus text exposition format,
+// for the one series whose labels include every pair in labels (nil for an
+// unlabelled metric). It is an error if text does not parse, if it has no
+// metric called name, or if not exactly one series matches: a metric that is
+// missing never reads as zero.
+func MetricValue(text []byte, name string, labels map[string]string) (float64, error) {
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(bytes.NewReader(text))
+	if err != nil {
+		return 0, fmt.Errorf("parse metrics: %w", err)
+	}
+	family, ok := families[name]
+	if !ok {
+		return 0, fmt.Errorf("no metric %s", name)
+	}
+	var matches []*dto.Metric
+	for _, m := range family.GetMetric() {
+		if metricHasLabels(m, labels) {
+			matches = append(matches, m)
+		}
+	}
+	switch len(matches) {
+	case 1:
+	case 0:
+		return 0, fmt.Errorf("metric %s has no series with labels %v", name, labels)
+	default:
+		return 0, fmt.Errorf("metric %s has %d series with labels %v, want 1", name, len(matches), labels)
+	}
+	m := matches[0]
+	switch family.GetType() {
+	case dto.MetricType_COUNTER:
+		return m.GetCounter().GetValue(), nil
+	case dto.MetricType_GAUGE:
+		return m.GetGauge().GetValue(), nil
+	case dto.MetricType_UNTYPED:
+		return m.GetUntyped().GetValue(), nil
+	default:
+		return 0, fmt.Errorf("metric %s is a %s, not a counter, gauge or untyped metric", name, family.GetType())
+	}
+}
+
+// ScrapeMetric reads the metrics endpoint url, in the text exposition
+// format, and returns MetricValue of name and labels. It is an error if the
+// endpoint does not answer with 200 OK.
+func ScrapeMetric(ctx context.Context, url, name string, labels map[string]string) (float64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Accept", string(expfmt.NewFormat(expfmt.TypeTextPlain)))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, fmt.Errorf("GET %s: %w", url, err)
+	}
+	v, err := MetricValue(body, name, labels)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", url, err)
+	}
+	return v, nil
+}
+
+// metricHasLabels tells whether m has every label pair in want.
+func metricHasLabels(m *dto.Metric, want map[string]string) bool {
+	for name, value := range want {
+		found := false
+		for _, l := range m.GetLabel() {
+			if l.GetName() == name {
+				found = l.GetValue() == value
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
