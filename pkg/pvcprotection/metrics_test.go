@@ -1,6 +1,7 @@
 package pvcprotection
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,7 +27,6 @@ func TestMetricsAreRegisteredUnderTheirNames(t *testing.T) {
 	for _, f := range families {
 		names = append(names, f.GetName())
 	}
-	got := strings.Join(names, ",")
 	for _, want := range []string{
 		"csi_provisioner_pvc_protection_held_claims",
 		"csi_provisioner_pvc_protection_finalizers_added_total",
@@ -34,8 +34,8 @@ func TestMetricsAreRegisteredUnderTheirNames(t *testing.T) {
 		"csi_provisioner_pvc_protection_freshness_checks_total",
 		"csi_provisioner_pvc_protection_live_pod_lists_total",
 	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("%s missing from %s", want, got)
+		if !slices.Contains(names, want) {
+			t.Errorf("%s missing from %v", want, names)
 		}
 	}
 }
