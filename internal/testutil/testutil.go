@@ -15,7 +15,8 @@ type Gatherer interface {
 	Gather() ([]*dto.MetricFamily, error)
 }
 
-// MetricValue returns the value of the counter or gauge called name whose
+// MetricValue returns the value of the counter or gauge (the observation
+// count of a histogram or summary) called name whose
 // labels include every pair in labels (name, value, name, value...), and
 // false if there is none.
 func MetricValue(t testing.TB, g Gatherer, name string, labels ...string) (float64, bool) {
@@ -32,10 +33,18 @@ func MetricValue(t testing.TB, g Gatherer, name string, labels ...string) (float
 			if !hasLabels(m, labels) {
 				continue
 			}
-			if m.GetCounter() != nil {
+			switch f.GetType() {
+			case dto.MetricType_COUNTER:
 				return m.GetCounter().GetValue(), true
+			case dto.MetricType_GAUGE:
+				return m.GetGauge().GetValue(), true
+			case dto.MetricType_HISTOGRAM:
+				// The number of observations, as the _count series.
+				return float64(m.GetHistogram().GetSampleCount()), true
+			case dto.MetricType_SUMMARY:
+				return float64(m.GetSummary().GetSampleCount()), true
 			}
-			return m.GetGauge().GetValue(), true
+			return m.GetUntyped().GetValue(), true
 		}
 	}
 	return 0, false

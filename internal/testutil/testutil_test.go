@@ -11,7 +11,10 @@ func TestMetricValueMatchesNameAndLabels(t *testing.T) {
 	plain := metrics.NewCounter(&metrics.CounterOpts{Name: "plain_total", Help: "h"})
 	byResult := metrics.NewCounterVec(&metrics.CounterOpts{Name: "checks_total", Help: "h"}, []string{"result"})
 	gauge := metrics.NewGauge(&metrics.GaugeOpts{Name: "held", Help: "h"})
-	reg.MustRegister(plain, byResult, gauge)
+	durations := metrics.NewHistogram(&metrics.HistogramOpts{Name: "sync_seconds", Help: "h"})
+	reg.MustRegister(plain, byResult, gauge, durations)
+	durations.Observe(0.5)
+	durations.Observe(2)
 	plain.Add(2)
 	byResult.WithLabelValues("cache").Inc()
 	byResult.WithLabelValues("watch").Add(3)
@@ -27,6 +30,7 @@ func TestMetricValueMatchesNameAndLabels(t *testing.T) {
 		{"checks_total", []string{"result", "watch"}, 3, true},
 		{"checks_total", []string{"result", "list"}, 0, false},
 		{"held", nil, 7, true},
+		{"sync_seconds", nil, 2, true},
 		{"missing", nil, 0, false},
 	} {
 		got, found := MetricValue(t, reg, tc.name, tc.labels...)

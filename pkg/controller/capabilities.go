@@ -30,12 +30,3 @@ func volumeCapability(claim *v1.PersistentVolumeClaim, fsType string, mountOptio
 func isBlock(claim *v1.PersistentVolumeClaim) bool {
 	return claim.Spec.VolumeMode != nil && *claim.Spec.VolumeMode == v1.PersistentVolumeBlock
 }
-
-func hasAccessMode(modes []v1.PersistentVolumeAccessMode, want v1.PersistentVolumeAccessMode) bool {
-	for _, m := range modes {
-		if m == want {
-			return true
-		}
-	}
-	return false
-}

@@ -1,6 +1,8 @@
 package controller
 
 import (
+	"slices"
+
 	"maps"
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
@@ -86,8 +88,8 @@ func (p *Provisioner) buildPV(s pvSpec) *v1.PersistentVolume {
 // readOnlyClaim tells whether a claim only ever reads its volume.
 func readOnlyClaim(claim *v1.PersistentVolumeClaim) bool {
 	modes := claim.Spec.AccessModes
-	return hasAccessMode(modes, v1.ReadOnlyMany) &&
-		!hasAccessMode(modes, v1.ReadWriteOnce) &&
-		!hasAccessMode(modes, v1.ReadWriteMany) &&
-		!hasAccessMode(modes, v1.ReadWriteOncePod)
+	return slices.Contains(modes, v1.ReadOnlyMany) &&
+		!slices.Contains(modes, v1.ReadWriteOnce) &&
+		!slices.Contains(modes, v1.ReadWriteMany) &&
+		!slices.Contains(modes, v1.ReadWriteOncePod)
 }
