@@ -4,6 +4,7 @@
 package testutil
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -100,4 +101,25 @@ func Eventually(t testing.TB, timeout time.Duration, what string, cond func() bo
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// RunUntilCleanup runs run (a controller's Run) on a goroutine of its own
+// until the test ends: the test's cleanup cancels its context and fails the
+// test if run has not returned within 5 seconds.
+func RunUntilCleanup(t testing.TB, ctx context.Context, run func(ctx context.Context)) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		run(ctx)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Error("Run did not return after its context ended")
+		}
+	})
 }

@@ -14,7 +14,6 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
-	"k8s.io/klog/v2"
 
 	"github.com/csi-protect/external-provisioner/internal/reconcile"
 	"github.com/csi-protect/external-provisioner/pkg/finalizer"
@@ -130,7 +129,7 @@ func New(opts Options) (*Controller, error) {
 	loop, err := reconcile.New(reconcile.Options[cache.ObjectName]{
 		Name:        "claim-protection",
 		Sync:        c.sync,
-		LogValues:   func(key cache.ObjectName) []any { return []any{"PVC", klog.KRef(key.Namespace, key.Name)} },
+		LogValues:   reconcile.ObjectNameLogValues("PVC"),
 		RateLimiter: opts.RateLimiter,
 		Processed:   opts.Processed,
 	})
@@ -138,17 +137,10 @@ func New(opts Options) (*Controller, error) {
 		return nil, err
 	}
 	c.loop = loop
-	if _, err := claimInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    c.onClaim,
-		UpdateFunc: func(_, obj interface{}) { c.onClaim(obj) },
-		DeleteFunc: c.onClaimDeleted,
-	}); err != nil {
+	if _, err := claimInformer.AddEventHandler(reconcile.Handler(c.onClaim, c.onClaimDeleted)); err != nil {
 		return nil, fmt.Errorf("claim protection controller claim handler: %w", err)
 	}
-	if _, err := volumeInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    c.onVolume,
-		UpdateFunc: func(_, obj interface{}) { c.onVolume(obj) },
-	}); err != nil {
+	if _, err := volumeInformer.AddEventHandler(reconcile.Handler(c.onVolume, nil)); err != nil {
 		return nil, fmt.Errorf("claim protection controller volume handler: %w", err)
 	}
 	opts.Calls.Subscribe(c.onCallEnded)
@@ -177,9 +169,6 @@ func (c *Controller) onClaim(obj interface{}) {
 }
 
 func (c *Controller) onClaimDeleted(obj interface{}) {
-	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tombstone.Obj
-	}
 	claim, ok := obj.(*v1.PersistentVolumeClaim)
 	if !ok {
 		return

@@ -75,7 +75,6 @@ type env struct {
 	registry metrics.KubeRegistry
 	claims   cache.Indexer
 	ctx      context.Context
-	cancel   context.CancelFunc
 }
 
 // newEnv builds the controller and starts its informers; workers run only
@@ -121,16 +120,14 @@ func newEnv(t *testing.T, s setup) *env {
 	})
 	return &env{
 		client: client, ctrl: ctrl, calls: calls, replayer: s.replayer, recorder: recorder, registry: registry,
-		claims: factory.Core().V1().PersistentVolumeClaims().Informer().GetIndexer(), ctx: ctx, cancel: cancel,
+		claims: factory.Core().V1().PersistentVolumeClaims().Informer().GetIndexer(), ctx: ctx,
 	}
 }
 
 // run starts the workers until the test ends.
 func (e *env) run(t *testing.T) {
 	t.Helper()
-	done := make(chan struct{})
-	go func() { e.ctrl.Run(e.ctx, 2); close(done) }()
-	t.Cleanup(func() { e.cancel(); <-done })
+	testutil.RunUntilCleanup(t, e.ctx, func(ctx context.Context) { e.ctrl.Run(ctx, 2) })
 }
 
 // sync runs one sync of a claim once the cache shows it as the API server

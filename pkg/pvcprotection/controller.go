@@ -129,7 +129,7 @@ func New(opts Options) (*Controller, error) {
 	loop, err := reconcile.New(reconcile.Options[cache.ObjectName]{
 		Name:        "pvc-protection",
 		Sync:        c.sync,
-		LogValues:   func(key cache.ObjectName) []any { return []any{"PVC", klog.KRef(key.Namespace, key.Name)} },
+		LogValues:   reconcile.ObjectNameLogValues("PVC"),
 		RateLimiter: opts.RateLimiter,
 		Processed:   opts.Processed,
 	})
@@ -137,11 +137,7 @@ func New(opts Options) (*Controller, error) {
 		return nil, err
 	}
 	c.loop = loop
-	if _, err := claimInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    c.onClaim,
-		UpdateFunc: func(_, obj interface{}) { c.onClaim(obj) },
-		DeleteFunc: c.onClaimDeleted,
-	}); err != nil {
+	if _, err := claimInformer.AddEventHandler(reconcile.Handler(c.onClaim, c.onClaimDeleted)); err != nil {
 		return nil, fmt.Errorf("pvc protection claim handler: %w", err)
 	}
 	if _, err := podInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{

@@ -37,9 +37,6 @@ func (c *Controller) onClaim(obj interface{}) {
 }
 
 func (c *Controller) onClaimDeleted(obj interface{}) {
-	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tombstone.Obj
-	}
 	if claim, ok := obj.(*v1.PersistentVolumeClaim); ok {
 		c.forget(claimKey(claim))
 	}

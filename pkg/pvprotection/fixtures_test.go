@@ -153,17 +153,7 @@ func newEnv(t *testing.T, s setup) *env {
 // run starts the workers; the test's cleanup stops them and waits.
 func (e *env) run(t *testing.T) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(e.ctx)
-	done := make(chan struct{})
-	go func() { e.ctrl.Run(ctx, 2); close(done) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			t.Error("Run did not return after its context ended")
-		}
-	})
+	testutil.RunUntilCleanup(t, e.ctx, func(ctx context.Context) { e.ctrl.Run(ctx, 2) })
 }
 
 func (e *env) processed(name string, _ reconcile.Result, err error) {
