@@ -8,6 +8,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
+
+	"github.com/csi-protect/external-provisioner/internal/reconcile"
 )
 
 func TestPodEventsRequeueTheirClaims(t *testing.T) {
@@ -94,7 +96,7 @@ func TestClaimEvents(t *testing.T) {
 	// A tombstone of a deleted claim clears its state.
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{deleting(newClaim("x"))}, pods: []*v1.Pod{newPod("p", testNode, "x")}})
 	e.mustSync("x")
-	e.ctrl.onClaimDeleted(cache.DeletedFinalStateUnknown{Key: "ns/x", Obj: deleting(newClaim("x"))})
+	reconcile.Handler(nil, e.ctrl.onClaimDeleted).OnDelete(cache.DeletedFinalStateUnknown{Key: "ns/x", Obj: deleting(newClaim("x"))})
 	if e.ctrl.hasState(key("x")) {
 		t.Error("the tombstone of a claim must clear its state")
 	}
