@@ -145,7 +145,7 @@ var writeSources = map[string]string{
 // from in the sidecar, for the table above.
 const extraWritesExplained = "Provisioning protection's own writes are the two `patch persistentvolumeclaims` per volume. " +
 	"The first puts the `provisioner.storage.kubernetes.io/provisioning-protection` finalizer on the claim before the first `CreateVolume` (`protectClaim`, pkg/controller/provisioning_protection.go); `CreateVolume` waits for it, so it is on every claim's critical path. " +
-	"The second removes the finalizer once the claim's PV exists (the claim protection controller's `sync`, pkg/controller/protection_sync.go), off the critical path. " +
+	"The second removes the finalizer once the claim's PV exists (the claim protection controller's `sync`, pkg/claimprotection/sync.go), off the critical path. " +
 	"Both are strategic-merge patches of `metadata.finalizers` without a resourceVersion precondition: neither needs a read first, and neither fails on a concurrent change of the claim (none did here: see [Errors](#errors)). " +
 	"Deleting a Bound claim needs no finalizer write, since the finalizer left when the PV appeared. " +
 	"Every other difference is not a write of the gate: `create events` differs because client-go's event broadcaster drops the events that overflow its queue of 1,000 (one goroutine sends them one at a time, so it falls behind when the API server is slow or the client throttled; both configurations record Provisioning and ProvisioningSucceeded for every claim), and `delete persistentvolumes` because how often the library's deletion runs twice is a race that varies from run to run.\n\n"
