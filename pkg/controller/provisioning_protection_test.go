@@ -50,11 +50,11 @@ func TestProtectionAddsFinalizerBeforeCreateVolume(t *testing.T) {
 func TestProtectionWithoutFinalizerWriteNeverCallsCreateVolume(t *testing.T) {
 	claim := newClaim("db", "1Gi")
 	e := newEnv(t, envObjects{claims: []*v1.PersistentVolumeClaim{claim}}, protectionOn)
-	e.client.PrependReactor("patch", "persistentvolumeclaims", func(k8stesting.Action) (bool, runtime.Object, error) {
+	e.client.PrependReactor("update", "persistentvolumeclaims", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "persistentvolumeclaims"}, "db", nil)
 	})
 	_, state, err := e.provision(t, claim, newClass(nil), nil)
-	if err == nil || !strings.Contains(err.Error(), "must allow patch") {
+	if err == nil || !strings.Contains(err.Error(), "must allow update on PersistentVolumeClaim") {
 		t.Fatalf("err = %v, want a clear RBAC error", err)
 	}
 	if state != controller.ProvisioningNoChange || len(e.csi.creates) != 0 {

@@ -1,20 +1,23 @@
 // Package finalizer is the one writer of finalizers in this project, and
 // the bookkeeping of the deletions they hold.
 //
-// Every write is a JSON merge patch that carries the object's
-// resourceVersion and UID: it replaces the whole finalizer list, so it is
-// only valid on the version it was computed from, and the API server
-// answers 409 Conflict if the object changed since (or 404 / Conflict if it
-// was replaced by another of the same name). The caller then decides again
-// from a fresher copy. That makes a removal safe against a change that
-// would have kept the finalizer (a PV that became Bound), and two
-// controllers adding the same finalizer can never write it twice.
+// Every write is pinned to the version of the object it was computed from:
+// a JSON merge patch that carries the object's resourceVersion and UID, or,
+// for kinds whose RBAC grants update but not patch (claims under upstream
+// external-provisioner's ClusterRole), an update of a copy of that version.
+// Either replaces the whole finalizer list, so the API server answers 409
+// Conflict if the object changed since (or 404 / Conflict if it was
+// replaced by another of the same name). The caller then decides again from
+// a fresher copy. That makes a removal safe against a change that would
+// have kept the finalizer (a PV that became Bound), and two controllers
+// adding the same finalizer can never write it twice.
 package finalizer
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -25,10 +28,13 @@ func Has(obj metav1.Object, name string) bool {
 	return slices.Contains(obj.GetFinalizers(), name)
 }
 
-// Target sends a merge patch to one object of one kind; see
-// PersistentVolumes, PersistentVolumeClaims and Resource.
+// Target writes a change to one object of one kind, pinned to the object's
+// version; see PersistentVolumes, PersistentVolumeClaims, Resource, Func and
+// Update.
 type Target interface {
-	Patch(ctx context.Context, namespace, name string, patch []byte) error
+	// Write sends c, which changes obj, as one write pinned to obj's
+	// resourceVersion and UID.
+	Write(ctx context.Context, obj metav1.Object, c Change) error
 	// Kind names the objects in errors, e.g. "PersistentVolume".
 	Kind() string
 }
@@ -80,16 +86,18 @@ func change(c Change, opts []Option) Change {
 	return c
 }
 
-// Write applies c to obj with one patch pinned to obj's resourceVersion and
+// Write applies c to obj with one write pinned to obj's resourceVersion and
 // UID. It writes nothing, and reports false, when c would change nothing.
 // Errors wrap the API error, so apierrors.IsNotFound and IsConflict work on
 // them.
 func Write(ctx context.Context, to Target, obj metav1.Object, c Change) (bool, error) {
-	patch, err := Patch(obj, c)
-	if err != nil || patch == nil {
-		return false, err
+	if !plan(obj, c).changes() {
+		return false, nil
 	}
-	if err := to.Patch(ctx, obj.GetNamespace(), obj.GetName(), patch); err != nil {
+	if obj.GetResourceVersion() == "" {
+		return false, fmt.Errorf("%s has no resourceVersion to write against", objectName(obj))
+	}
+	if err := to.Write(ctx, obj, c); err != nil {
 		return false, fmt.Errorf("%s of %s %s: %w", describe(c), to.Kind(), objectName(obj), err)
 	}
 	return true, nil
@@ -98,7 +106,72 @@ func Write(ctx context.Context, to Target, obj metav1.Object, c Change) (bool, e
 // Patch returns the merge patch that applies c to obj, or nil if c changes
 // nothing.
 func Patch(obj metav1.Object, c Change) ([]byte, error) {
+	d := plan(obj, c)
+	if !d.changes() {
+		return nil, nil
+	}
+	if obj.GetResourceVersion() == "" {
+		return nil, fmt.Errorf("%s has no resourceVersion to patch against", objectName(obj))
+	}
 	meta := map[string]any{}
+	if d.finalizersChanged {
+		// Never null: an empty list is written as [], which clears the
+		// field and reads better in an audit log.
+		meta["finalizers"] = append([]string{}, d.finalizers...)
+	}
+	annotations := map[string]any{}
+	for k, v := range d.setAnnotations {
+		annotations[k] = v
+	}
+	for _, k := range d.removeAnnotations {
+		annotations[k] = nil
+	}
+	if len(annotations) > 0 {
+		meta["annotations"] = annotations
+	}
+	meta["resourceVersion"] = obj.GetResourceVersion()
+	meta["uid"] = string(obj.GetUID())
+	return json.Marshal(map[string]any{"metadata": meta})
+}
+
+// Apply applies c to obj's metadata in place and reports whether it changed
+// anything. Update targets call it on their copy.
+func Apply(obj metav1.Object, c Change) bool {
+	d := plan(obj, c)
+	if !d.changes() {
+		return false
+	}
+	if d.finalizersChanged {
+		obj.SetFinalizers(d.finalizers)
+	}
+	if len(d.setAnnotations) > 0 || len(d.removeAnnotations) > 0 {
+		annotations := maps.Clone(obj.GetAnnotations())
+		if annotations == nil {
+			annotations = map[string]string{}
+		}
+		maps.Copy(annotations, d.setAnnotations)
+		for _, k := range d.removeAnnotations {
+			delete(annotations, k)
+		}
+		obj.SetAnnotations(annotations)
+	}
+	return true
+}
+
+// delta is what a Change does to one object: only what differs from it.
+type delta struct {
+	finalizers        []string
+	finalizersChanged bool
+	setAnnotations    map[string]string
+	removeAnnotations []string
+}
+
+func (d delta) changes() bool {
+	return d.finalizersChanged || len(d.setAnnotations) > 0 || len(d.removeAnnotations) > 0
+}
+
+func plan(obj metav1.Object, c Change) delta {
+	var d delta
 	finalizers := slices.Clone(obj.GetFinalizers())
 	for _, f := range c.Add {
 		if !slices.Contains(finalizers, f) {
@@ -107,34 +180,23 @@ func Patch(obj metav1.Object, c Change) ([]byte, error) {
 	}
 	finalizers = slices.DeleteFunc(finalizers, func(f string) bool { return slices.Contains(c.Remove, f) })
 	if !slices.Equal(finalizers, obj.GetFinalizers()) {
-		// Never null: an empty list is written as [], which clears the
-		// field and reads better in an audit log.
-		meta["finalizers"] = append([]string{}, finalizers...)
+		d.finalizers, d.finalizersChanged = finalizers, true
 	}
-	annotations := map[string]any{}
 	current := obj.GetAnnotations()
 	for k, v := range c.SetAnnotations {
 		if old, ok := current[k]; !ok || old != v {
-			annotations[k] = v
+			if d.setAnnotations == nil {
+				d.setAnnotations = map[string]string{}
+			}
+			d.setAnnotations[k] = v
 		}
 	}
 	for _, k := range c.RemoveAnnotations {
-		if _, ok := current[k]; ok {
-			annotations[k] = nil
+		if _, ok := current[k]; ok && !slices.Contains(d.removeAnnotations, k) {
+			d.removeAnnotations = append(d.removeAnnotations, k)
 		}
 	}
-	if len(annotations) > 0 {
-		meta["annotations"] = annotations
-	}
-	if len(meta) == 0 {
-		return nil, nil
-	}
-	if obj.GetResourceVersion() == "" {
-		return nil, fmt.Errorf("%s has no resourceVersion to patch against", objectName(obj))
-	}
-	meta["resourceVersion"] = obj.GetResourceVersion()
-	meta["uid"] = string(obj.GetUID())
-	return json.Marshal(map[string]any{"metadata": meta})
+	return d
 }
 
 func describe(c Change) string {

@@ -34,6 +34,10 @@ type recorder struct {
 
 func (r *recorder) Kind() string { return "Thing" }
 
+func (r *recorder) Write(ctx context.Context, obj metav1.Object, c Change) error {
+	return Func(r.Kind(), r.Patch).Write(ctx, obj, c)
+}
+
 func (r *recorder) Patch(_ context.Context, namespace, name string, p []byte) error {
 	var got sentPatch
 	if err := json.Unmarshal(p, &got); err != nil {

@@ -69,7 +69,7 @@ func TestBatchCostsOneWatchAndNoPodList(t *testing.T) {
 	if p, w, l := api.probes.Load(), api.watchCalls.Load(), api.lists.Load(); p != 1 || w != 1 || l != 0 {
 		t.Fatalf("200 deletions cost %d probes, %d watches, %d pod lists; want 1, 1, 0", p, w, l)
 	}
-	if n := len(e.patches()); n != 200 {
+	if n := len(e.writes()); n != 200 {
 		t.Fatalf("%d claims released, want 200", n)
 	}
 	if got := e.metric("freshness_checks_total", resultWatch); got != 1 {
@@ -89,7 +89,7 @@ func TestBatchWithFreshCacheCostsOneProbe(t *testing.T) {
 	if got := e.metric("freshness_checks_total", resultCache); got != 1 {
 		t.Errorf("cache checks = %v", got)
 	}
-	if n := len(e.patches()); n != 200 {
+	if n := len(e.writes()); n != 200 {
 		t.Fatalf("%d claims released, want 200", n)
 	}
 }

@@ -10,13 +10,13 @@ import (
 )
 
 // BenchmarkSyncUnusedClaim: a deleting claim no pod uses, with a pod cache
-// the freshness check finds fresh; the cost is the decision and the patch
+// the freshness check finds fresh; the cost is the decision and the update
 // call (answered at once by a reactor).
 func BenchmarkSyncUnusedClaim(b *testing.B) {
 	claim := deleting(newClaim("data"))
 	pods := []*v1.Pod{newPod("other", testNode, "other"), newPod("pending", "", "data")}
 	e := newEnv(b, setup{claims: []*v1.PersistentVolumeClaim{claim}, pods: pods})
-	e.client.PrependReactor("patch", "persistentvolumeclaims", func(k8stesting.Action) (bool, runtime.Object, error) {
+	e.client.PrependReactor("update", "persistentvolumeclaims", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, claim, nil
 	})
 	ctx := context.Background()

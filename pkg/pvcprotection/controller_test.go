@@ -85,7 +85,7 @@ func TestControllerKeepsHoldingWhileAnotherPodBlocks(t *testing.T) {
 	if objs, _ := e.ctrl.pods.ByIndex(podClaimIndex, "ns/data"); len(objs) != 1 {
 		t.Fatalf("the sync after p2's deletion saw %d pods, want p1 alone", len(objs))
 	}
-	if !e.hasFinalizer("data") || len(e.patches()) != 0 {
+	if !e.hasFinalizer("data") || len(e.writes()) != 0 {
 		t.Fatal("p1 still uses the claim: it must keep its finalizer")
 	}
 	if ev := e.events(); len(ev) != 0 {

@@ -319,12 +319,19 @@ func (e *env) hasFinalizer(name string) bool {
 	return slices.Contains(c.Finalizers, Finalizer)
 }
 
-// patches are the claim patches sent so far.
-func (e *env) patches() []k8stesting.PatchAction {
-	var out []k8stesting.PatchAction
+// writes are the claims written so far (finalizers go by update: upstream's
+// RBAC grants no patch on claims).
+func (e *env) writes() []*v1.PersistentVolumeClaim {
+	var out []*v1.PersistentVolumeClaim
 	for _, a := range e.client.Actions() {
-		if p, ok := a.(k8stesting.PatchAction); ok && a.GetResource().Resource == "persistentvolumeclaims" {
-			out = append(out, p)
+		if a.GetResource().Resource != "persistentvolumeclaims" {
+			continue
+		}
+		switch w := a.(type) {
+		case k8stesting.PatchAction:
+			e.t.Errorf("claim %s patched; upstream's RBAC grants update only", w.GetName())
+		case k8stesting.UpdateAction:
+			out = append(out, w.GetObject().(*v1.PersistentVolumeClaim))
 		}
 	}
 	return out

@@ -91,7 +91,7 @@ func TestReleasedBySomeoneElseEndsTheHold(t *testing.T) {
 	if got := e.metric("held_claims"); got != 0 {
 		t.Errorf("held claims = %v", got)
 	}
-	if len(e.patches()) != 0 {
+	if len(e.writes()) != 0 {
 		t.Error("nothing to write")
 	}
 }
@@ -137,14 +137,14 @@ func TestRecreatedClaimDoesNotLeakTheHeldCount(t *testing.T) {
 }
 
 // The claim's deletion reaches the informer, which forgets the hold, before
-// the patch that removed its last finalizer returns: the release is still
+// the update that removed its last finalizer returns: the release is still
 // told.
-func TestReleaseIsToldWhenTheDeletionOvertakesThePatch(t *testing.T) {
+func TestReleaseIsToldWhenTheDeletionOvertakesTheWrite(t *testing.T) {
 	claim := deleting(newClaim("data"))
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{claim}, pods: []*v1.Pod{newPod("p1", testNode, "data")}})
 	e.mustSync("data")
 	mustDelete(t, e, "p1")
-	e.client.PrependReactor("patch", "persistentvolumeclaims", func(k8stesting.Action) (bool, runtime.Object, error) {
+	e.client.PrependReactor("update", "persistentvolumeclaims", func(k8stesting.Action) (bool, runtime.Object, error) {
 		e.ctrl.onClaimDeleted(claim)
 		return false, nil, nil
 	})

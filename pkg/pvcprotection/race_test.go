@@ -20,7 +20,7 @@ func TestPodMissingFromCacheIsWaitedFor(t *testing.T) {
 	api.install(e.client)
 
 	result := e.mustSync("data")
-	if len(e.patches()) != 0 {
+	if len(e.writes()) != 0 {
 		t.Fatal("released a claim whose pod the cache has not seen yet")
 	}
 	if api.probes.Load() != 1 || api.watchCalls.Load() != 1 || api.lists.Load() != 0 {
@@ -42,14 +42,14 @@ func TestPodMissingFromCacheIsWaitedFor(t *testing.T) {
 	if result := e.mustSync("data"); result.RequeueAfter != e.ctrl.notReadyDelay {
 		t.Fatalf("sync result %+v, want a requeue after %v", result, e.ctrl.notReadyDelay)
 	}
-	if len(e.patches()) != 0 || api.probes.Load() != 1 || api.watchCalls.Load() != 1 {
-		t.Fatalf("while the cache catches up: %d patches, %d probes, %d watches", len(e.patches()), api.probes.Load(), api.watchCalls.Load())
+	if len(e.writes()) != 0 || api.probes.Load() != 1 || api.watchCalls.Load() != 1 {
+		t.Fatalf("while the cache catches up: %d writes, %d probes, %d watches", len(e.writes()), api.probes.Load(), api.watchCalls.Load())
 	}
 
 	// The informer delivers the pod.
 	mustAdd(t, e.ctrl.pods, late)
 	e.mustSync("data")
-	if !e.hasFinalizer("data") || len(e.patches()) != 0 {
+	if !e.hasFinalizer("data") || len(e.writes()) != 0 {
 		t.Fatal("the claim is used by the late pod and must be held")
 	}
 	ev := e.events()
@@ -72,7 +72,7 @@ func TestReplayOfUnrelatedPodsReleasesOnceCaught(t *testing.T) {
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{deleting(newClaim("data"))}, apiOnly: []*v1.Pod{other}, cacheRV: "10", realFreshness: true})
 	api.install(e.client)
 	e.mustSync("data")
-	if len(e.patches()) != 0 {
+	if len(e.writes()) != 0 {
 		t.Fatal("released before the cache caught up")
 	}
 	mustAdd(t, e.ctrl.pods, other)
@@ -107,7 +107,7 @@ func TestWatchEndingEarlyIsResumed(t *testing.T) {
 	if api.watchCalls.Load() != 2 || api.watchOpts[1].ResourceVersion != "12" {
 		t.Fatalf("%d watches, options %+v: want a second one from 12", api.watchCalls.Load(), api.watchOpts)
 	}
-	if len(e.patches()) != 0 {
+	if len(e.writes()) != 0 {
 		t.Fatal("the cache has not reached 12 yet")
 	}
 	e.ctrl.pods.Bookmark("12")
@@ -129,7 +129,7 @@ func TestWatchNeverReachingTheTargetFails(t *testing.T) {
 	if n := api.watchCalls.Load(); int(n) != watchAttempts {
 		t.Errorf("%d watches, want %d", n, watchAttempts)
 	}
-	if len(e.patches()) != 0 {
+	if len(e.writes()) != 0 {
 		t.Fatal("nothing may be released")
 	}
 	// The failed check is not kept: the retry checks again.

@@ -2,7 +2,6 @@ package pvcprotection
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -10,32 +9,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/record"
 )
-
-type patchBody struct {
-	Metadata struct {
-		ResourceVersion string   `json:"resourceVersion"`
-		UID             string   `json:"uid"`
-		Finalizers      []string `json:"finalizers"`
-	} `json:"metadata"`
-}
-
-func decodePatch(t *testing.T, p k8stesting.PatchAction) patchBody {
-	t.Helper()
-	if p.GetPatchType() != types.MergePatchType {
-		t.Fatalf("patch type %s, want a merge patch", p.GetPatchType())
-	}
-	var body patchBody
-	if err := json.Unmarshal(p.GetPatch(), &body); err != nil {
-		t.Fatal(err)
-	}
-	return body
-}
 
 func TestFinalizerAddedWhenMissing(t *testing.T) {
 	claim := newClaim("old")
@@ -47,15 +25,14 @@ func TestFinalizerAddedWhenMissing(t *testing.T) {
 		t.Fatalf("queued %v, want the claim that misses the finalizer", q)
 	}
 	e.mustSync("old")
-	patches := e.patches()
-	if len(patches) != 1 {
-		t.Fatalf("%d patches, want 1", len(patches))
+	writes := e.writes()
+	if len(writes) != 1 {
+		t.Fatalf("%d writes, want 1", len(writes))
 	}
-	body := decodePatch(t, patches[0])
-	if body.Metadata.ResourceVersion != "7" || body.Metadata.UID != "old-uid" {
-		t.Errorf("the patch must be conditional on the cached version: %+v", body.Metadata)
+	if w := writes[0]; w.ResourceVersion != "7" || w.UID != "old-uid" {
+		t.Errorf("the write must be conditional on the cached version: %s %s", w.ResourceVersion, w.UID)
 	}
-	if f := body.Metadata.Finalizers; len(f) != 2 || f[0] != "other" || f[1] != Finalizer {
+	if f := writes[0].Finalizers; len(f) != 2 || f[0] != "other" || f[1] != Finalizer {
 		t.Errorf("finalizers %v", f)
 	}
 	if got := e.metric("finalizers_added_total"); got != 1 {
@@ -84,9 +61,8 @@ func TestUnusedDeletingClaimIsReleased(t *testing.T) {
 	if e.hasFinalizer("data") {
 		t.Fatal("the finalizer of an unused claim must go")
 	}
-	body := decodePatch(t, e.patches()[0])
-	if body.Metadata.ResourceVersion != "1" || len(body.Metadata.Finalizers) != 0 {
-		t.Errorf("patch %+v", body.Metadata)
+	if w := e.writes()[0]; w.ResourceVersion != "1" || len(w.Finalizers) != 0 {
+		t.Errorf("wrote version %s with finalizers %v", w.ResourceVersion, w.Finalizers)
 	}
 	if e.fresh.calls != 1 {
 		t.Errorf("freshness asked %d times, want 1", e.fresh.calls)
@@ -97,8 +73,8 @@ func TestUnusedDeletingClaimIsReleased(t *testing.T) {
 	// The cache still shows the version just released: no second write and
 	// no second check.
 	e.mustSync("data")
-	if n := len(e.patches()); n != 1 || e.fresh.calls != 1 {
-		t.Errorf("after a stale resync: %d patches, %d checks", n, e.fresh.calls)
+	if n := len(e.writes()); n != 1 || e.fresh.calls != 1 {
+		t.Errorf("after a stale resync: %d writes, %d checks", n, e.fresh.calls)
 	}
 }
 
@@ -108,7 +84,7 @@ func TestUsedClaimIsHeldWithoutFreshnessCheck(t *testing.T) {
 		pods:   []*v1.Pod{newPod("p1", testNode, "data")},
 	})
 	e.mustSync("data")
-	if !e.hasFinalizer("data") || len(e.patches()) != 0 {
+	if !e.hasFinalizer("data") || len(e.writes()) != 0 {
 		t.Fatal("a used claim keeps its finalizer")
 	}
 	if e.fresh.calls != 0 {
@@ -119,7 +95,7 @@ func TestUsedClaimIsHeldWithoutFreshnessCheck(t *testing.T) {
 func TestConflictIsRetriedQuietly(t *testing.T) {
 	limiter := instantRetries()
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{deleting(newClaim("data"))}, realLoop: true, limiter: limiter})
-	e.client.PrependReactor("patch", "persistentvolumeclaims", func(k8stesting.Action) (bool, runtime.Object, error) {
+	e.client.PrependReactor("update", "persistentvolumeclaims", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewConflict(schema.GroupResource{Resource: "persistentvolumeclaims"}, "data", nil)
 	})
 	// Through the loop, whose default rate limiter this test replaces.
@@ -139,14 +115,14 @@ func TestConflictIsRetriedQuietly(t *testing.T) {
 	}
 }
 
-func TestForbiddenPatchNamesTheRBACRule(t *testing.T) {
+func TestForbiddenWriteNamesTheRBACRule(t *testing.T) {
 	claim := newClaim("data")
 	claim.Finalizers = nil
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{claim}})
-	e.client.PrependReactor("patch", "persistentvolumeclaims", func(k8stesting.Action) (bool, runtime.Object, error) {
+	e.client.PrependReactor("update", "persistentvolumeclaims", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "persistentvolumeclaims"}, "data", nil)
 	})
-	if err := e.sync("data"); err == nil || !strings.Contains(err.Error(), "must allow patch") {
+	if err := e.sync("data"); err == nil || !strings.Contains(err.Error(), "must allow update") {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -166,7 +142,7 @@ func TestFreshnessErrorIsRetried(t *testing.T) {
 	if err := e.sync("data"); err == nil {
 		t.Fatal("a failed freshness check must fail the sync")
 	}
-	if len(e.patches()) != 0 {
+	if len(e.writes()) != 0 {
 		t.Fatal("nothing may be released without a freshness answer")
 	}
 }

@@ -227,7 +227,7 @@ func (r *Report) writeSummary(b *strings.Builder) {
 }
 
 // latencyNote says what the latency rows measure.
-const latencyNote = "Latency is per claim, from the moment its Create call returned to the moment the benchmark's watch saw it Bound (the API's creationTimestamp has one-second resolution, too coarse here); all claims are created in a burst, so it is mostly time spent queued. The rows under it split it into its three stages, each seen in the watch: kube-controller-manager's PV binder hands the claim to the sidecar (the `volume.kubernetes.io/storage-provisioner` annotation; the sidecar ignores a claim without it), the sidecar provisions it (with the gate on: finalizer patch, then `CreateVolume`, then the PV), and the binder binds claim and PV. A wall time is from the first Create (Delete) call to the last claim's event.\n\n"
+const latencyNote = "Latency is per claim, from the moment its Create call returned to the moment the benchmark's watch saw it Bound (the API's creationTimestamp has one-second resolution, too coarse here); all claims are created in a burst, so it is mostly time spent queued. The rows under it split it into its three stages, each seen in the watch: kube-controller-manager's PV binder hands the claim to the sidecar (the `volume.kubernetes.io/storage-provisioner` annotation; the sidecar ignores a claim without it), the sidecar provisions it (with the gate on: finalizer update, then `CreateVolume`, then the PV), and the binder binds claim and PV. A wall time is from the first Create (Delete) call to the last claim's event.\n\n"
 
 func (r *Report) addDeletionRows(section func(string), add func(figure)) {
 	dur := func(get func(*RunResult) time.Duration) func(*RunResult) float64 {
@@ -273,10 +273,10 @@ func (r *Report) pairedRatios(f func(*RunResult) float64) Spread {
 }
 
 // finalizerWrites is the request provisioning protection adds.
-const finalizerWrites = "patch persistentvolumeclaims"
+const finalizerWrites = "update persistentvolumeclaims"
 
 // extraWritesHeadline says how many more writes per volume the first
-// variant makes, and how many of them are the finalizer patches.
+// variant makes, and how many of them are the finalizer writes.
 func (r *Report) extraWritesHeadline() string {
 	a, c := r.pair()
 	var parts []string

@@ -18,7 +18,7 @@ type limitFigures struct {
 	settleWall                      float64
 	kcmWrites, allWrites            float64
 	events, eventsSent              float64
-	finalizerPatches                float64
+	finalizerWrites                 float64
 }
 
 func (v *VariantResult) limitFigures() limitFigures {
@@ -45,10 +45,10 @@ func (v *VariantResult) limitFigures() limitFigures {
 			}
 			return x.perVolume(n)
 		}),
-		events:           med(func(x *RunResult) float64 { return float64(x.Provisioning.EventsRecorded) }),
-		eventsSent:       med(func(x *RunResult) float64 { return float64(x.Provisioning.Sidecar["create events"]) }),
-		finalizerPatches: med(func(x *RunResult) float64 { return x.perVolume(x.Provisioning.Sidecar[finalizerWrites]) }),
-		cores:            map[string]float64{},
+		events:          med(func(x *RunResult) float64 { return float64(x.Provisioning.EventsRecorded) }),
+		eventsSent:      med(func(x *RunResult) float64 { return float64(x.Provisioning.Sidecar["create events"]) }),
+		finalizerWrites: med(func(x *RunResult) float64 { return x.perVolume(x.Provisioning.Sidecar[finalizerWrites]) }),
+		cores:           map[string]float64{},
 	}
 	names := map[string]bool{}
 	for _, run := range v.Runs {
@@ -129,7 +129,7 @@ func (r *Report) writeLimits(b *strings.Builder) {
 		if la.throttled >= 0.1 {
 			client = ", in a client at its rate limit"
 		}
-		fmt.Fprintf(b, "- **What %s costs here**, %.1f instead of %.1f claims/s: %.2f more writes per volume on top of the %.2f all clients make with %s (%s more work for the API server, which the binder's writes wait behind); the finalizer patch before `CreateVolume` on every claim's path%s (the sidecar's stage took p50 %.2f s instead of %.2f s); and the finalizer removals, which go on after the last PV (until %.2f s instead of %.2f s) and are each a claim change that the binder's claim worker syncs too: after the last PV it bound %.0f instead of %.0f claims/s.\n",
+		fmt.Fprintf(b, "- **What %s costs here**, %.1f instead of %.1f claims/s: %.2f more writes per volume on top of the %.2f all clients make with %s (%s more work for the API server, which the binder's writes wait behind); the finalizer write before `CreateVolume` on every claim's path%s (the sidecar's stage took p50 %.2f s instead of %.2f s); and the finalizer removals, which go on after the last PV (until %.2f s instead of %.2f s) and are each a claim change that the binder's claim worker syncs too: after the last PV it bound %.0f instead of %.0f claims/s.\n",
 			a.Variant.Name, la.thrput, lc.thrput,
 			la.allWrites-lc.allWrites, lc.allWrites, c.Variant.Name, pct((la.allWrites-lc.allWrites)/lc.allWrites),
 			client, la.sidecar, lc.sidecar, la.settleWall, lc.settleWall, la.tailRate, lc.tailRate)
@@ -145,8 +145,8 @@ func sidecarLimitLine(name string, lf limitFigures, limit clientLimit) string {
 		return fmt.Sprintf("- With %s the sidecar's client rate limit (%s) paced %s of its requests: not a limit.\n", name, flags, pct(lf.throttled))
 	}
 	line := fmt.Sprintf("- **The sidecar's client rate limit** (%s) paced %s of its requests with %s: once its burst is spent, each request waits its turn in client-go", flags, pct(lf.throttled), name)
-	if lf.finalizerPatches >= 0.5 {
-		line += fmt.Sprintf(", and the %.2f finalizer patches per volume take turns that PV creation would otherwise get", lf.finalizerPatches)
+	if lf.finalizerWrites >= 0.5 {
+		line += fmt.Sprintf(", and the %.2f finalizer writes per volume take turns that PV creation would otherwise get", lf.finalizerWrites)
 	}
 	return line + ".\n"
 }

@@ -133,20 +133,19 @@ func (r *Report) writeExtraWrites(b *strings.Builder) {
 
 // writeSources says which part of the sidecar makes each write.
 var writeSources = map[string]string{
-	finalizerWrites:                 "provisioning protection: finalizer on before `CreateVolume`, off once the PV exists",
-	"create persistentvolumes":      "the PV of the new volume",
-	"create events":                 "Provisioning and ProvisioningSucceeded events; fewer when client-go drops them (see below)",
-	"delete persistentvolumes":      "the provisioning library deleting the PV; more than once when its deletion runs twice (see [Errors](#errors))",
-	"patch persistentvolumes":       "the library removing its PV finalizer (`HonorPVReclaimPolicy`)",
-	"update persistentvolumeclaims": "the provisioning library (claim annotations)",
+	finalizerWrites:            "provisioning protection: finalizer on before `CreateVolume`, off once the PV exists (and the provisioning library's claim annotations when it reschedules)",
+	"create persistentvolumes": "the PV of the new volume",
+	"create events":            "Provisioning and ProvisioningSucceeded events; fewer when client-go drops them (see below)",
+	"delete persistentvolumes": "the provisioning library deleting the PV; more than once when its deletion runs twice (see [Errors](#errors))",
+	"patch persistentvolumes":  "the library removing its PV finalizer (`HonorPVReclaimPolicy`)",
 }
 
 // extraWritesExplained says where provisioning protection's writes come
 // from in the sidecar, for the table above.
-const extraWritesExplained = "Provisioning protection's own writes are the two `patch persistentvolumeclaims` per volume. " +
+const extraWritesExplained = "Provisioning protection's own writes are the two `update persistentvolumeclaims` per volume (update, not patch: upstream's ClusterRole grants no patch on claims). " +
 	"The first puts the `provisioner.storage.kubernetes.io/provisioning-protection` finalizer on the claim before the first `CreateVolume` (`protectClaim`, pkg/controller/provisioning_protection.go); `CreateVolume` waits for it, so it is on every claim's critical path. " +
 	"The second removes the finalizer once the claim's PV exists (the claim protection controller's `sync`, pkg/claimprotection/sync.go), off the critical path. " +
-	"Both are strategic-merge patches of `metadata.finalizers` without a resourceVersion precondition: neither needs a read first, and neither fails on a concurrent change of the claim (none did here: see [Errors](#errors)). " +
+	"Both are pinned to the resourceVersion of the claim in the sidecar's cache: neither needs a read first when the cache is current, and a concurrent change of the claim makes them fail with 409 Conflict, after which the addition reads the claim once and the removal decides again (see [Errors](#errors)). " +
 	"Deleting a Bound claim needs no finalizer write, since the finalizer left when the PV appeared. " +
 	"Every other difference is not a write of the gate: `create events` differs because client-go's event broadcaster drops the events that overflow its queue of 1,000 (one goroutine sends them one at a time, so it falls behind when the API server is slow or the client throttled; both configurations record Provisioning and ProvisioningSucceeded for every claim), and `delete persistentvolumes` because how often the library's deletion runs twice is a race that varies from run to run.\n\n"
 
