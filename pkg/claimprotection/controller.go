@@ -63,6 +63,9 @@ type Options struct {
 const (
 	ReasonDeletionHeld     = "DeletionHeldForProvisioning"
 	ReasonDeletionReleased = "DeletionReleasedByProvisioning"
+	// ReasonFinalizerWriteForbidden: RBAC refused a finalizer write; the
+	// message names the missing rule.
+	ReasonFinalizerWriteForbidden = "FinalizerWriteForbidden"
 )
 
 // Controller removes the cloning-protection and provisioning-protection
@@ -78,6 +81,7 @@ type Controller struct {
 	protect    bool
 	metrics    *Metrics
 	holds      *finalizer.Holds[types.UID]
+	recorder   record.EventRecorder
 	loop       *reconcile.Loop[cache.ObjectName]
 
 	// released maps claims whose provisioning-protection finalizer this
@@ -124,6 +128,7 @@ func New(opts Options) (*Controller, error) {
 			Gauge: m.HeldClaims, Recorder: opts.EventRecorder,
 			HeldReason: ReasonDeletionHeld, ReleasedReason: ReasonDeletionReleased,
 		}),
+		recorder: opts.EventRecorder,
 		released: map[types.UID]string{},
 	}
 	loop, err := reconcile.New(reconcile.Options[cache.ObjectName]{

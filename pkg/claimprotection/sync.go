@@ -55,6 +55,7 @@ func (c *Controller) sync(ctx context.Context, key cache.ObjectName) (reconcile.
 		}
 		syncErr = err
 	}
+	c.reportForbidden(claim, syncErr)
 	if len(remove) == 0 {
 		return reconcile.Done, syncErr
 	}
@@ -65,6 +66,7 @@ func (c *Controller) sync(ctx context.Context, key cache.ObjectName) (reconcile.
 		return reconcile.Done, syncErr
 	}
 	if err != nil {
+		c.reportForbidden(claim, err)
 		return reconcile.Done, err
 	}
 	if !wrote {
@@ -168,5 +170,14 @@ func (c *Controller) forgetStaleRelease(claim *v1.PersistentVolumeClaim) {
 	defer c.releasedMu.Unlock()
 	if rv, ok := c.released[claim.UID]; ok && rv != claim.ResourceVersion {
 		delete(c.released, claim.UID)
+	}
+}
+
+// reportForbidden tells on the claim that RBAC refused a write (the error
+// names the missing rule): a log line alone goes unseen by whoever deploys
+// the sidecar with a ClusterRole that lacks it.
+func (c *Controller) reportForbidden(claim *v1.PersistentVolumeClaim, err error) {
+	if apierrors.IsForbidden(err) {
+		c.recorder.Event(claim, v1.EventTypeWarning, ReasonFinalizerWriteForbidden, err.Error())
 	}
 }

@@ -144,7 +144,9 @@ func runChaos(t *testing.T, plan []chaosRound, protection bool) chaosResult {
 			CreateOutlivesCaller: true,
 			Verbosity:            driverRequestVerbosity,
 		},
-		Sidecar: framework.SidecarOptions{ExtraArgs: args},
+		// Upstream's rules: the finalizer writes of the protection must work
+		// under what a vendor who swaps the image already has.
+		Sidecar: framework.SidecarOptions{ExtraArgs: args, RBACManifest: upstreamRBACv510},
 	})
 	createStorageClass(ctx, t, s, "mock")
 	run := &chaosRun{t: t, ctx: ctx, s: s}

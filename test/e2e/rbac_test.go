@@ -32,9 +32,16 @@ func TestSidecarStaysWithinShippedRBAC(t *testing.T) {
 		Driver:  framework.DriverOptions{Topology: true, NodeID: "node-1"},
 		Sidecar: framework.SidecarOptions{LeaderElection: &framework.LeaderElectionOptions{}},
 	})
-	runRBACWorkload(ctx, t, s)
+	runRBACWorkload(ctx, t, s, withProvisionerSecrets)
+	requireWithinGrants(t, s)
+}
 
-	grants := shippedGrants(t, s)
+// requireWithinGrants fails unless every request the sidecar made so far
+// was granted, and granted by a rule of the manifest it runs under, in the
+// scope the manifest grants it. It logs how often each grant was used.
+func requireWithinGrants(t *testing.T, s *framework.Stack) {
+	t.Helper()
+	grants := manifestGrants(t, s)
 	events, err := sidecarAuditEvents(s)
 	if err != nil {
 		t.Fatalf("read audit log: %v", err)
@@ -59,13 +66,13 @@ func TestSidecarStaysWithinShippedRBAC(t *testing.T) {
 		}
 		g, ok := grants.allows(ev.Verb, ev.ObjectRef)
 		if !ok {
-			t.Errorf("request outside the shipped RBAC: %s %s (group %q, resource %q, namespace %q)",
+			t.Errorf("request outside %s: %s %s (group %q, resource %q, namespace %q)", s.RBACManifest(),
 				ev.Verb, ev.RequestURI, ev.ObjectRef.APIGroup, resourceName(ev.ObjectRef), ev.ObjectRef.Namespace)
 			continue
 		}
 		used[g]++
 	}
-	t.Logf("%d requests of %s, all granted; per rule and verb:", len(events), s.SidecarUser())
+	t.Logf("%d requests of %s, all granted by %s; per rule and verb:", len(events), s.SidecarUser(), s.RBACManifest())
 	for _, g := range grants.list() {
 		// Not a failure: some verbs are for paths this workload does not
 		// take (rescheduling, deleting a PV that is already gone).
@@ -89,21 +96,27 @@ func isDiscoveryPath(uri string) bool {
 	return false
 }
 
-// runRBACWorkload provisions and deletes a claim with a provisioner secret,
-// a clone of it, and a WaitForFirstConsumer claim on a node.
-func runRBACWorkload(ctx context.Context, t *testing.T, s *framework.Stack) {
+// runRBACWorkload provisions and deletes a claim (with a provisioner secret
+// if asked), a clone of it, and a WaitForFirstConsumer claim on a node.
+func runRBACWorkload(ctx context.Context, t *testing.T, s *framework.Stack, secrets provisionerSecrets) {
 	t.Helper()
 	createTopologyNode(ctx, t, s, "node-1")
-	createSecret(ctx, t, s, "default", "provisioner-creds", "password")
-	createStorageClass(ctx, t, s, "mock-secret", withParameters(map[string]string{
-		provisionerSecretNameKey: "provisioner-creds",
-		provisionerSecretNSKey:   "${pvc.namespace}",
-	}))
+	class := "mock"
+	if secrets {
+		class = "mock-secret"
+		createSecret(ctx, t, s, "default", "provisioner-creds", "password")
+		createStorageClass(ctx, t, s, class, withParameters(map[string]string{
+			provisionerSecretNameKey: "provisioner-creds",
+			provisionerSecretNSKey:   "${pvc.namespace}",
+		}))
+	} else {
+		createStorageClass(ctx, t, s, class)
+	}
 	createStorageClass(ctx, t, s, "mock-wffc", waitForFirstConsumer)
 
-	createClaim(ctx, t, s, "default", "original", "mock-secret")
+	createClaim(ctx, t, s, "default", "original", class)
 	waitForClaimBound(ctx, t, s, "default", "original")
-	createClaim(ctx, t, s, "default", "copy", "mock-secret", clonedFrom("original"))
+	createClaim(ctx, t, s, "default", "copy", class, clonedFrom("original"))
 	createClaim(ctx, t, s, "default", "local", "mock-wffc")
 	selectNode(ctx, t, s, "default", "local", "node-1")
 
@@ -170,15 +183,30 @@ func (gs grantSet) list() []string {
 	return out
 }
 
-// shippedGrants reads the manifest (as InstallRBAC applied it into the
-// stack's namespace) and expands the rules bound to the ServiceAccount.
-func shippedGrants(t *testing.T, s *framework.Stack) grantSet {
+// provisionerSecrets says whether a workload's StorageClass names a
+// provisioner secret, which needs a rule upstream's manifest leaves
+// commented out.
+type provisionerSecrets bool
+
+const (
+	withProvisionerSecrets    provisionerSecrets = true
+	withoutProvisionerSecrets provisionerSecrets = false
+)
+
+// manifestGrants reads the manifest the sidecar runs under (as InstallRBAC
+// applied it into the stack's namespace) and expands the rules bound to the
+// ServiceAccount.
+func manifestGrants(t *testing.T, s *framework.Stack) grantSet {
 	t.Helper()
 	root, err := framework.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(filepath.Join(root, framework.RBACManifest))
+	manifest := s.RBACManifest()
+	if !filepath.IsAbs(manifest) {
+		manifest = filepath.Join(root, manifest)
+	}
+	data, err := os.ReadFile(manifest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +223,7 @@ func shippedGrants(t *testing.T, s *framework.Stack) grantSet {
 		if err := dec.Decode(&obj); errors.Is(err, io.EOF) {
 			break
 		} else if err != nil {
-			t.Fatalf("decode %s: %v", framework.RBACManifest, err)
+			t.Fatalf("decode %s: %v", manifest, err)
 		}
 		switch kind, _ := obj["kind"].(string); kind {
 		case "Role", "ClusterRole":
@@ -231,7 +259,7 @@ func shippedGrants(t *testing.T, s *framework.Stack) grantSet {
 		}
 	}
 	if len(gs) == 0 {
-		t.Fatalf("%s grants ServiceAccount %s nothing", framework.RBACManifest, rbac.ServiceAccount)
+		t.Fatalf("%s grants ServiceAccount %s nothing", manifest, rbac.ServiceAccount)
 	}
 	return gs
 }
@@ -239,6 +267,6 @@ func shippedGrants(t *testing.T, s *framework.Stack) grantSet {
 func fromUnstructured(t *testing.T, obj map[string]any, into any) {
 	t.Helper()
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, into); err != nil {
-		t.Fatalf("decode %s: %v", framework.RBACManifest, err)
+		t.Fatalf("decode RBAC object: %v", err)
 	}
 }

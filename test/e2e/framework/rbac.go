@@ -65,6 +65,19 @@ func (c *Cluster) ServiceAccountKubeconfig(ctx context.Context, opts ServiceAcco
 	return opts.Path, nil
 }
 
+// repoPath returns path, relative to the repository root unless absolute,
+// as an absolute path.
+func repoPath(path string) (string, error) {
+	if filepath.IsAbs(path) {
+		return path, nil
+	}
+	root, err := RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, path), nil
+}
+
 // RBACOptions configures Cluster.InstallRBAC.
 type RBACOptions struct {
 	// ManifestPath defaults to RBACManifest in the repository.
@@ -120,12 +133,9 @@ func (c *Cluster) InstallRBAC(ctx context.Context, opts RBACOptions) (*RBACInsta
 		return nil, err
 	}
 	for _, path := range opts.ExtraManifests {
-		if !filepath.IsAbs(path) {
-			root, err := RepoRoot()
-			if err != nil {
-				return nil, err
-			}
-			path = filepath.Join(root, path)
+		path, err := repoPath(path)
+		if err != nil {
+			return nil, err
 		}
 		extra, err := ApplyManifests(ctx, c.restConfig, ManifestOptions{Path: path, Namespace: opts.Namespace})
 		if err != nil {

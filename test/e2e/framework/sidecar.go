@@ -37,6 +37,11 @@ type SidecarOptions struct {
 	ExtraArgs []string
 	// Env is added to the sidecar's environment, e.g. GOMEMLIMIT.
 	Env []string
+	// RBACManifest replaces the shipped RBAC (RBACManifest), e.g. with
+	// upstream external-provisioner's rules kept as test data. Relative
+	// paths are relative to the repository root. Only the first sidecar
+	// of a stack installs RBAC, so later ones run under the same.
+	RBACManifest string
 	// ExtraRBACManifests are installed with the shipped RBAC, e.g.
 	// VolumeProtectionRBACManifest for a sidecar with PVC protection on.
 	ExtraRBACManifests []string
@@ -161,15 +166,28 @@ func (s *Stack) sidecarKubeconfig(ctx context.Context, opts SidecarOptions) (str
 		}
 	}
 	if s.rbac == nil || len(manifests) > len(s.rbacManifests) {
+		main := opts.RBACManifest
+		if main == "" {
+			main = RBACManifest
+		}
+		if s.rbacManifest != "" {
+			main = s.rbacManifest
+		}
+		path, err := repoPath(main)
+		if err != nil {
+			return "", err
+		}
 		install, err := s.cluster.InstallRBAC(ctx, RBACOptions{
+			ManifestPath:   path,
 			Namespace:      s.namespace,
 			ExtraManifests: manifests,
 			KubeconfigPath: filepath.Join(s.workDir, "csi-provisioner.kubeconfig"),
 		})
 		if err != nil {
-			return "", fmt.Errorf("install %s: %w", RBACManifest, err)
+			return "", fmt.Errorf("install %s: %w", main, err)
 		}
 		s.rbac = install
+		s.rbacManifest = main
 		s.rbacManifests = manifests
 	}
 	s.sidecarUser = "system:serviceaccount:" + s.rbac.Namespace + ":" + s.rbac.ServiceAccount

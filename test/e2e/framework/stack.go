@@ -61,6 +61,9 @@ type Stack struct {
 	sidecars    []*Process
 	rbac        *RBACInstall
 	sidecarUser string
+	// rbacManifest is the main RBAC manifest installed, relative to the
+	// repository root unless absolute.
+	rbacManifest string
 	// rbacManifests are the extra RBAC manifests installed with rbac.
 	rbacManifests []string
 
@@ -168,6 +171,11 @@ func (s *Stack) Sidecars() []*Process { return append([]*Process(nil), s.sidecar
 
 // RBAC returns the installed RBAC, or nil when the sidecar runs as admin.
 func (s *Stack) RBAC() *RBACInstall { return s.rbac }
+
+// RBACManifest returns the main RBAC manifest the sidecar runs under
+// (RBACManifest unless SidecarOptions.RBACManifest replaced it), or "" when
+// it runs as admin.
+func (s *Stack) RBACManifest() string { return s.rbacManifest }
 
 // SidecarUser returns the user name the sidecar authenticates as (the one
 // started last), which is how its requests appear in the audit log.
