@@ -34,6 +34,14 @@ const (
 // keeps the work dir.
 func startStack(t *testing.T, opts framework.StackOptions) (context.Context, *framework.Stack) {
 	t.Helper()
+	return startStackChecking(t, opts, !opts.Sidecar.AsAdmin)
+}
+
+// startStackChecking is startStack, with refusals of the sidecar's requests
+// a failure only when checkRefusals is set: a test that takes a rule away on
+// purpose expects them.
+func startStackChecking(t *testing.T, opts framework.StackOptions, checkRefusals bool) (context.Context, *framework.Stack) {
+	t.Helper()
 	_, ctx := ktesting.NewTestContext(t)
 	// A short path under the temporary directory: the driver's socket lives
 	// in it, and t.TempDir() names can exceed a socket path's 107 bytes.
@@ -48,7 +56,7 @@ func startStack(t *testing.T, opts framework.StackOptions) (context.Context, *fr
 		t.Fatalf("start stack (logs in %s): %v", workDir, err)
 	}
 	t.Cleanup(func() {
-		if !opts.Sidecar.AsAdmin {
+		if checkRefusals {
 			checkNoForbiddenRequests(t, s)
 		}
 		if err := s.Stop(); err != nil {

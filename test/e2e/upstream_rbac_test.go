@@ -3,8 +3,12 @@
 package e2e
 
 import (
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/csi-protect/external-provisioner/test/e2e/framework"
 )
@@ -36,5 +40,42 @@ func TestUpstreamRBACIsEnough(t *testing.T) {
 			runRBACWorkload(ctx, t, s, withoutProvisionerSecrets)
 			requireWithinGrants(t, s)
 		})
+	}
+}
+
+// With a ClusterRole that lacks update on claims (upstream v5.1.0's, less
+// that verb), no CreateVolume is made for a claim whose provisioning-
+// protection finalizer cannot be written, and the claim's event says which
+// rule is missing.
+func TestRefusedFinalizerWriteNamesTheMissingRule(t *testing.T) {
+	root, err := framework.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(root, upstreamRBACv510))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const claimRule = "resources: [\"persistentvolumeclaims\"]\n    verbs: [\"get\", \"list\", \"watch\", \"update\"]"
+	if !strings.Contains(string(data), claimRule) {
+		t.Fatalf("%s has no rule %q to take update from", upstreamRBACv510, claimRule)
+	}
+	manifest := filepath.Join(t.TempDir(), "rbac-without-claim-update.yaml")
+	narrowed := strings.Replace(string(data), claimRule, strings.Replace(claimRule, `, "update"`, "", 1), 1)
+	if err := os.WriteFile(manifest, []byte(narrowed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	ctx, s := startStackChecking(t, framework.StackOptions{
+		Sidecar: framework.SidecarOptions{RBACManifest: manifest},
+	}, false)
+	createStorageClass(ctx, t, s, "mock")
+	createClaim(ctx, t, s, "default", "refused", "mock")
+	ev := waitForClaimEvent(ctx, t, s, "default", "refused", corev1.EventTypeWarning, "ProvisioningFailed")
+	if !strings.Contains(ev.Message, "must allow update on PersistentVolumeClaim") {
+		t.Errorf("event %q does not name the missing rule", ev.Message)
+	}
+	if vols := driverVolumes(t, s); len(vols) != 0 {
+		t.Errorf("%d volume(s) created without the finalizer on the claim", len(vols))
 	}
 }
