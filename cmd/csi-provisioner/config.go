@@ -8,14 +8,23 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/component-base/featuregate"
+	logsapi "k8s.io/component-base/logs/api/v1"
 
 	"github.com/csi-protect/external-provisioner/pkg/features"
 )
 
 // config is the parsed command line. Names, defaults and meanings follow
-// upstream external-provisioner v5.1.0.
+// upstream external-provisioner v5.1.0 through v6.3.0.
 type config struct {
 	showVersion bool
+
+	// logging holds component-base's logging flags; applied by realMain.
+	logging *logsapi.LoggingConfiguration
+	// changedKlogFlags are klog's own flags (upstream v5.1.0's logging
+	// flags) set to other than their default.
+	changedKlogFlags []string
+	// automaxprocs is accepted and only logged (see automaxprocsNote).
+	automaxprocs bool
 
 	csiAddress string
 	timeout    time.Duration
@@ -30,6 +39,7 @@ type config struct {
 	leaseDuration           time.Duration
 	renewDeadline           time.Duration
 	retryPeriod             time.Duration
+	leaderElectionLabels    map[string]string
 
 	httpEndpoint   string
 	metricsAddress string // deprecated alias of httpEndpoint
@@ -63,10 +73,16 @@ type config struct {
 	// volume mode it guards.
 	preventVolumeModeConversion bool
 
-	gates featuregate.MutableFeatureGate
+	gates featuregate.MutableVersionedFeatureGate
 
-	// Accepted for command-line compatibility; only their defaults are
-	// allowed (see notBuiltFlags).
+	// snapshotOrphanSweepInterval is upstream v6.3's period of the sweep of
+	// orphaned volumesnapshot-as-source-protection finalizers. Accepted; this
+	// release restores no snapshot, so it puts no such finalizer anywhere.
+	snapshotOrphanSweepInterval time.Duration
+
+	// Capacity tracking and node deployment are not built: enableCapacity
+	// and nodeDeployment are refused when on (see notBuiltFlags); the rest
+	// only tune those two and are accepted at any value.
 	capacityThreads                uint
 	kubeAPICapacityQPS             float32
 	kubeAPICapacityBurst           int
@@ -100,6 +116,7 @@ const (
 	defaultVolumeNamePrefix   = "pvc"
 	defaultUUIDLength         = -1
 
+	defaultSnapshotOrphanSweep     = 5 * time.Minute
 	defaultCapacityThreads         = 1
 	defaultKubeAPICapacityQPS      = 1
 	defaultKubeAPICapacityBurst    = 5
@@ -178,6 +195,9 @@ func (c *config) validate() []error {
 	}
 
 	if err := features.Validate(c.gates); err != nil {
+		errs = append(errs, err)
+	}
+	if err := validateLogging(c); err != nil {
 		errs = append(errs, err)
 	}
 	return errs

@@ -22,6 +22,12 @@ type electorOptions struct {
 	LeaseDuration time.Duration
 	RenewDeadline time.Duration
 	RetryPeriod   time.Duration
+	// Labels go on the Lease while this instance holds it
+	// (--leader-election-labels).
+	Labels map[string]string
+	// ReleaseOnExit gives the Lease up on shutdown, once Work has stopped
+	// (gate ReleaseLeaderElectionOnExit).
+	ReleaseOnExit bool
 	// Mux, if set, gets the leader election health check.
 	Mux *http.ServeMux
 	// Work runs while this instance leads, until its context ends.
@@ -32,11 +38,17 @@ type electorOptions struct {
 //
 // Losing the Lease exits the process (csi-lib-utils does that, so that two
 // leaders never overlap). A shutdown signal is different: Work is stopped
-// and waited for, and run returns so the process exits cleanly. The Lease is
-// then left to expire rather than released, as upstream does.
+// and waited for. By default run then returns so the process exits cleanly,
+// and the Lease is left to expire. With ReleaseOnExit the election's own
+// context is cancelled next, so that csi-lib-utils gives the Lease up; it
+// then exits the process with status 1 itself, as upstream v6 does.
 type elector struct {
 	le   leaderElection
 	work func(context.Context)
+
+	// releaseLease, set with ReleaseOnExit, ends the election, which gives
+	// the Lease up.
+	releaseLease context.CancelFunc
 
 	// stop is the shutdown context, set by run before the election starts.
 	stop context.Context
@@ -67,8 +79,18 @@ func newElector(opts electorOptions) *elector {
 	le.WithLeaseDuration(opts.LeaseDuration)
 	le.WithRenewDeadline(opts.RenewDeadline)
 	le.WithRetryPeriod(opts.RetryPeriod)
-	// Not WithContext: cancelling the election's context makes csi-lib-utils
-	// exit with status 1, which a clean shutdown must not do.
+	if len(opts.Labels) > 0 {
+		le.WithLabels(opts.Labels)
+	}
+	// Without ReleaseOnExit, not WithContext: cancelling the election's
+	// context makes csi-lib-utils exit with status 1, which a clean shutdown
+	// must not do.
+	if opts.ReleaseOnExit {
+		electionCtx, release := context.WithCancel(context.Background())
+		le.WithContext(electionCtx)
+		le.WithReleaseOnCancel(true)
+		e.releaseLease = release
+	}
 	e.le = le
 	return e
 }
@@ -94,15 +116,17 @@ func (e *elector) lead(leaderCtx context.Context) {
 // run campaigns until ctx ends, then waits for Work to stop.
 func (e *elector) run(ctx context.Context) error {
 	e.stop = ctx
-	failed := make(chan error, 1)
+	ended := make(chan error, 1)
 	go func() {
-		if err := e.le.Run(); err != nil {
-			failed <- fmt.Errorf("leader election: %w", err)
+		err := e.le.Run()
+		if err != nil {
+			err = fmt.Errorf("leader election: %w", err)
 		}
+		ended <- err
 	}()
 
 	select {
-	case err := <-failed:
+	case err := <-ended:
 		return err
 	case <-ctx.Done():
 	}
@@ -114,5 +138,11 @@ func (e *elector) run(ctx context.Context) error {
 	if running {
 		<-e.done
 	}
-	return nil
+	if e.releaseLease == nil {
+		return nil
+	}
+	// Work has stopped: give the Lease up. csi-lib-utils exits the process
+	// once it has, so this returns only if the election ends otherwise.
+	e.releaseLease()
+	return <-ended
 }

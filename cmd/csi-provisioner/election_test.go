@@ -109,3 +109,48 @@ func TestElectorSetupError(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+func TestElectorReleasesLeaseOnlyAfterWorkStopped(t *testing.T) {
+	started := make(chan struct{})
+	var workStopped atomic.Bool
+	e := newTestElector(func(ctx context.Context) {
+		close(started)
+		<-ctx.Done()
+		workStopped.Store(true)
+	})
+	electionCtx, release := context.WithCancel(context.Background())
+	e.releaseLease = release
+	var stoppedWhenReleased atomic.Bool
+	e.le = fakeElection(func() error {
+		go e.lead(context.Background())
+		// csi-lib-utils gives the Lease up when its context ends.
+		<-electionCtx.Done()
+		stoppedWhenReleased.Store(workStopped.Load())
+		return nil
+	})
+
+	ctx, cancel := context.WithCancel(context.Background())
+	result := runAsync(e, ctx)
+	<-started
+	cancel()
+	if err := waitResult(t, result); err != nil {
+		t.Fatal(err)
+	}
+	if !stoppedWhenReleased.Load() {
+		t.Error("the Lease was released while the work still ran")
+	}
+}
+
+func TestElectorWithoutReleaseKeepsElectionRunning(t *testing.T) {
+	e := newTestElector(func(ctx context.Context) { <-ctx.Done() })
+	e.le = fakeElection(func() error {
+		go e.lead(context.Background())
+		select {}
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	result := runAsync(e, ctx)
+	cancel()
+	if err := waitResult(t, result); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -8,36 +8,28 @@ import (
 	"strings"
 
 	"k8s.io/component-base/featuregate"
-	"k8s.io/klog/v2"
+	logsapi "k8s.io/component-base/logs/api/v1"
 
 	"github.com/csi-protect/external-provisioner/internal/cmdutil"
 	"github.com/csi-protect/external-provisioner/pkg/features"
 )
 
-// notBuiltFlags are upstream flags for capabilities this release does not
-// have. They are accepted so that existing command lines parse, but only at
-// their default value; anything else is refused rather than ignored. Remove
-// an entry when its capability lands.
+// notBuiltFlags turn on upstream capabilities this release does not have.
+// They are accepted at their default so that existing command lines parse;
+// turned on, they are refused rather than ignored. The flags that only tune
+// those capabilities are accepted at any value, as they change nothing while
+// the capability is off. Remove an entry when its capability lands.
 var notBuiltFlags = []string{
 	"enable-capacity",
-	"capacity-threads",
-	"capacity-for-immediate-binding",
-	"capacity-poll-interval",
-	"capacity-ownerref-level",
-	"kube-api-capacity-qps",
-	"kube-api-capacity-burst",
 	"node-deployment",
-	"node-deployment-immediate-binding",
-	"node-deployment-base-delay",
-	"node-deployment-max-delay",
 }
 
 // parseFlags parses args (without the program name) and validates the result.
 // It returns flag.ErrHelp for -h/--help. With --version it skips validation,
 // so the version can always be printed.
 func parseFlags(args []string) (*config, error) {
-	cfg := &config{gates: features.New()}
-	fs := newFlagSet(cfg)
+	cfg := newConfig()
+	fs, klogFlags := newFlagSet(cfg)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
@@ -52,6 +44,7 @@ func parseFlags(args []string) (*config, error) {
 	if cfg.showVersion {
 		return cfg, nil
 	}
+	cfg.changedKlogFlags = changedKlogFlags(fs, klogFlags)
 
 	var errs []error
 	for _, name := range notBuiltFlags {
@@ -59,11 +52,7 @@ func parseFlags(args []string) (*config, error) {
 		if f.Value.String() == f.DefValue {
 			continue
 		}
-		msg := fmt.Sprintf("--%s is not supported by this release", name)
-		if f.DefValue != "false" {
-			msg += fmt.Sprintf(" (only its default %s is accepted)", f.DefValue)
-		}
-		errs = append(errs, errors.New(msg))
+		errs = append(errs, fmt.Errorf("--%s is not supported by this release", name))
 	}
 	errs = append(errs, cfg.validate()...)
 	if len(errs) > 0 {
@@ -74,7 +63,7 @@ func parseFlags(args []string) (*config, error) {
 
 // printUsage writes the flag help to w, spelling flags with two dashes.
 func printUsage(w io.Writer) {
-	fs := newFlagSet(&config{gates: features.New()})
+	fs, _ := newFlagSet(newConfig())
 	fmt.Fprintf(w, "Usage of csi-provisioner:\n")
 	fs.VisitAll(func(f *flag.Flag) {
 		typ, usage := flag.UnquoteUsage(f)
@@ -95,15 +84,22 @@ func printUsage(w io.Writer) {
 	})
 }
 
-// newFlagSet registers every flag on a fresh set bound to cfg. Help texts are
-// upstream's.
-func newFlagSet(cfg *config) *flag.FlagSet {
+// newConfig returns a config whose gates and logging options are at their
+// defaults, ready for newFlagSet.
+func newConfig() *config {
+	return &config{gates: features.New(), logging: logsapi.NewLoggingConfiguration()}
+}
+
+// newFlagSet registers every flag on a fresh set bound to cfg, and returns
+// the names of klog's own flags among them. Help texts are upstream's.
+func newFlagSet(cfg *config) (*flag.FlagSet, []string) {
 	fs := flag.NewFlagSet("csi-provisioner", flag.ContinueOnError)
 	// Errors are returned, not printed; help is printed by the caller.
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 
-	klog.InitFlags(fs)
+	klogFlags := addLoggingFlags(fs, cfg.logging)
+	fs.BoolVar(&cfg.automaxprocs, "automaxprocs", false, "automatically set GOMAXPROCS to match Linux container CPU quota (the Go runtime already does; accepted for compatibility)")
 
 	fs.BoolVar(&cfg.showVersion, "version", false, "Show version.")
 	fs.StringVar(&cfg.master, "master", "", "Master URL to build a client config from. Either this or kubeconfig needs to be set if the provisioner is being run out of cluster.")
@@ -115,6 +111,7 @@ func newFlagSet(cfg *config) *flag.FlagSet {
 	fs.DurationVar(&cfg.retryIntervalMax, "retry-interval-max", defaultRetryIntervalMax, "Maximum retry interval of failed provisioning or deletion.")
 	fs.UintVar(&cfg.provisioningThreads, "worker-threads", defaultWorkerThreads, "Number of provisioner worker threads, in other words nr. of simultaneous CSI calls.")
 	fs.UintVar(&cfg.claimProtectionThreads, "cloning-protection-threads", defaultCloningThreads, "Number of simultaneously running threads, handling cloning finalizer removal (and, in this project, provisioning-protection finalizer removal)")
+	fs.DurationVar(&cfg.snapshotOrphanSweepInterval, "snapshot-orphan-sweep-interval", defaultSnapshotOrphanSweep, "How often to check for orphaned snapshot source-protection finalizers. Set to 0 to disable the sweep controller.")
 	fs.UintVar(&cfg.capacityThreads, "capacity-threads", defaultCapacityThreads, "Number of simultaneously running threads, handling CSIStorageCapacity objects")
 	fs.UintVar(&cfg.volumeProtectionThreads, "protection-threads", defaultProtectionThreads, "Number of simultaneously running threads of each of the PV and PVC protection controllers (feature gates PVProtection, PVCProtection).")
 	fs.UintVar(&cfg.localVolumeCleanupThreads, "local-volume-cleanup-threads", defaultLocalVolumeThreads, "Number of simultaneously running threads of the LocalVolume and LocalVolumeSet deletion clean-up controller (feature gate LocalVolumeCleanup).")
@@ -126,6 +123,7 @@ func newFlagSet(cfg *config) *flag.FlagSet {
 	fs.DurationVar(&cfg.leaseDuration, "leader-election-lease-duration", defaultLeaseDuration, "Duration, in seconds, that non-leader candidates will wait to force acquire leadership. Defaults to 15 seconds.")
 	fs.DurationVar(&cfg.renewDeadline, "leader-election-renew-deadline", defaultRenewDeadline, "Duration, in seconds, that the acting leader will retry refreshing leadership before giving up. Defaults to 10 seconds.")
 	fs.DurationVar(&cfg.retryPeriod, "leader-election-retry-period", defaultRetryPeriod, "Duration, in seconds, the LeaderElector clients should wait between tries of actions. Defaults to 5 seconds.")
+	fs.Var((*cmdutil.LabelsValue)(&cfg.leaderElectionLabels), "leader-election-labels", "List of labels to add to lease when given replica becomes leader. Formatted as a comma seperated list of key:value labels. Example: 'my-label:my-value,my-second-label:my-second-value'")
 
 	fs.BoolVar(&cfg.strictTopology, "strict-topology", false, "Late binding: pass only selected node topology to CreateVolume Request, unlike default behavior of passing aggregated cluster topologies that match with topology keys of the selected node.")
 	fs.BoolVar(&cfg.immediateTopology, "immediate-topology", true, "Immediate binding: pass aggregated cluster topologies for all nodes where the CSI driver is available (enabled, the default) or no topology requirements (if disabled).")
@@ -162,7 +160,7 @@ func newFlagSet(cfg *config) *flag.FlagSet {
 	fs.Var(&gateValue{gate: cfg.gates}, "feature-gates", "A set of key=value pairs that describe feature gates for alpha/experimental features. "+
 		"Options are:\n"+strings.Join(cfg.gates.KnownFeatures(), "\n"))
 
-	return fs
+	return fs, klogFlags
 }
 
 // gateValue feeds --feature-gates into a gate. Repeated flags accumulate, as

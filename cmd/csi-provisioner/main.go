@@ -1,6 +1,6 @@
 // Command csi-provisioner is a Kubernetes CSI sidecar that provisions and
 // deletes volumes through a CSI driver. Its command line is that of upstream
-// external-provisioner v5.1.0.
+// external-provisioner v5.1.0 through v6.3.0.
 package main
 
 import (
@@ -38,10 +38,17 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 
+	if err := applyLogging(cfg); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", filepath.Base(args[0]), err)
+		return 1
+	}
+	defer klog.Flush()
+
 	ctx, stop := cmdutil.ShutdownContext()
 	defer stop()
-
-	defer klog.Flush()
+	if cfg.automaxprocs {
+		klog.FromContext(ctx).Info(automaxprocsNote)
+	}
 	if err := run(ctx, cfg); err != nil {
 		klog.FromContext(ctx).Error(err, "Provisioner failed")
 		return 1

@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -119,6 +121,45 @@ func TestBinary(t *testing.T) {
 			}
 		case <-time.After(30 * time.Second):
 			t.Fatalf("no exit after SIGTERM\n%s", logs.String())
+		}
+	})
+	t.Run("JSON logs", func(t *testing.T) {
+		api := newFakeAPIServer(t)
+		sock, stopDriver := startDriver(t, provisioningDriver())
+		defer stopDriver()
+		cmd := exec.Command(bin, "--csi-address="+sock, "--kubeconfig="+writeKubeconfig(t, api.URL), "--logging-format=json", "--v=2")
+		cmd.Env = append(os.Environ(), "KUBECONFIG=")
+		var logs, stdout bytes.Buffer
+		cmd.Stderr, cmd.Stdout = &logs, &stdout
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = cmd.Process.Kill() }()
+		eventually(t, "the controllers to watch claims", func() bool { return api.sawWatch("persistentvolumeclaims") })
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("exit after SIGTERM: %v", err)
+		}
+
+		lines := strings.Split(strings.TrimSpace(logs.String()+stdout.String()), "\n")
+		var messages []string
+		for _, line := range lines {
+			var entry struct {
+				Msg string  `json:"msg"`
+				TS  float64 `json:"ts"`
+			}
+			if err := json.Unmarshal([]byte(line), &entry); err != nil || entry.Msg == "" || entry.TS == 0 {
+				t.Errorf("not a JSON log line: %q", line)
+				continue
+			}
+			messages = append(messages, entry.Msg)
+		}
+		for _, want := range []string{"Starting csi-provisioner", "Stopped"} {
+			if !slices.Contains(messages, want) {
+				t.Errorf("no %q among the JSON lines %q", want, messages)
+			}
 		}
 	})
 }

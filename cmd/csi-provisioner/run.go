@@ -9,6 +9,7 @@ import (
 
 	"github.com/csi-protect/external-provisioner/internal/cmdutil"
 	"github.com/csi-protect/external-provisioner/pkg/csiconn"
+	"github.com/csi-protect/external-provisioner/pkg/features"
 )
 
 // run wires the provisioner and runs it until ctx ends. It returns nil on a
@@ -87,6 +88,8 @@ func run(ctx context.Context, cfg *config) error {
 			LeaseDuration: cfg.leaseDuration,
 			RenewDeadline: cfg.renewDeadline,
 			RetryPeriod:   cfg.retryPeriod,
+			Labels:        cfg.leaderElectionLabels,
+			ReleaseOnExit: cfg.gates.Enabled(features.ReleaseLeaderElectionOnExit),
 			Work:          ctrls.run,
 		}
 		if address != "" {

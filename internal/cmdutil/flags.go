@@ -2,9 +2,14 @@ package cmdutil
 
 import (
 	"errors"
+	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // Float32Value is a flag.Value for float32, which the standard package
@@ -43,4 +48,41 @@ func JoinOneLine(errs []error) error {
 		msgs[i] = err.Error()
 	}
 	return errors.New(strings.Join(msgs, "; "))
+}
+
+// LabelsValue is a flag.Value for "key:value,key2:value2" label lists, the
+// format of csi-lib-utils' --leader-election-labels. Unlike that flag, each
+// key and value is checked as a Kubernetes label here, so a typo fails at
+// start-up instead of at the first Lease write.
+type LabelsValue map[string]string
+
+func (l *LabelsValue) Set(s string) error {
+	if *l == nil {
+		*l = map[string]string{}
+	}
+	for item := range strings.SplitSeq(s, ",") {
+		key, value, ok := strings.Cut(item, ":")
+		if !ok || strings.Contains(value, ":") {
+			return fmt.Errorf("malformed item %q: want key:value", item)
+		}
+		if msgs := validation.IsQualifiedName(key); len(msgs) > 0 {
+			return fmt.Errorf("label key %q: %s", key, strings.Join(msgs, "; "))
+		}
+		if msgs := validation.IsValidLabelValue(value); len(msgs) > 0 {
+			return fmt.Errorf("label value %q: %s", value, strings.Join(msgs, "; "))
+		}
+		(*l)[key] = value
+	}
+	return nil
+}
+
+func (l *LabelsValue) String() string {
+	if l == nil || len(*l) == 0 {
+		return ""
+	}
+	items := make([]string, 0, len(*l))
+	for _, key := range slices.Sorted(maps.Keys(*l)) {
+		items = append(items, key+":"+(*l)[key])
+	}
+	return strings.Join(items, ",")
 }

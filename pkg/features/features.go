@@ -9,10 +9,12 @@ import (
 	"strings"
 
 	"k8s.io/component-base/featuregate"
+	logsapi "k8s.io/component-base/logs/api/v1"
 )
 
-// Gates shared with upstream external-provisioner v5.1.0, with the same
-// names, maturity and defaults so existing --feature-gates values keep working.
+// Gates shared with upstream external-provisioner v5.1.0 through v6.3.0, with
+// the same names, maturity and defaults so existing --feature-gates values
+// keep working.
 const (
 	// Topology lets the provisioner pass accessibility requirements to drivers
 	// that report VOLUME_ACCESSIBILITY_CONSTRAINTS.
@@ -29,6 +31,12 @@ const (
 	// VolumeAttributesClass passes VolumeAttributesClass parameters to
 	// CreateVolume as mutable parameters.
 	VolumeAttributesClass featuregate.Feature = "VolumeAttributesClass"
+
+	// ReleaseLeaderElectionOnExit (upstream v6) gives the leader Lease up
+	// when the process is asked to stop, once its controllers have stopped,
+	// so that another replica takes over at once instead of after the lease
+	// duration.
+	ReleaseLeaderElectionOnExit featuregate.Feature = "ReleaseLeaderElectionOnExit"
 )
 
 // Gates of this project.
@@ -50,11 +58,14 @@ const (
 
 // specs is every gate this binary knows.
 var specs = map[featuregate.Feature]featuregate.FeatureSpec{
-	// Upstream v5.1.0: GA and on, but not locked, so Topology=false is accepted.
-	Topology:                       {Default: true, PreRelease: featuregate.GA},
+	// Upstream: GA and on, but not locked, so Topology=false is accepted.
+	Topology: {Default: true, PreRelease: featuregate.GA},
+	// Upstream v5.1.0; v6 made its behaviour permanent and dropped the gate.
+	// Kept so that v5 command lines naming it still start.
 	HonorPVReclaimPolicy:           {Default: true, PreRelease: featuregate.Beta},
 	CrossNamespaceVolumeDataSource: {Default: false, PreRelease: featuregate.Alpha},
 	VolumeAttributesClass:          {Default: false, PreRelease: featuregate.Beta},
+	ReleaseLeaderElectionOnExit:    {Default: false, PreRelease: featuregate.Alpha},
 
 	ProvisioningProtection: {Default: true, PreRelease: featuregate.Beta},
 	PVProtection:           {Default: false, PreRelease: featuregate.Alpha},
@@ -71,12 +82,19 @@ var NotBuilt = []featuregate.Feature{
 	VolumeAttributesClass,
 }
 
-// New returns a fresh gate with every known feature at its default.
-func New() featuregate.MutableFeatureGate {
+// New returns a fresh gate with every known feature at its default, and
+// component-base's logging gates (LoggingAlphaOptions, LoggingBetaOptions,
+// ContextualLogging), which the logging flags check. Upstream keeps those in
+// a gate no flag reaches, so its split-stream options cannot be turned on;
+// here --feature-gates=LoggingAlphaOptions=true does.
+func New() featuregate.MutableVersionedFeatureGate {
 	gate := featuregate.NewFeatureGate()
 	if err := gate.Add(specs); err != nil {
 		// The table above is static; failing here is a programming error.
 		panic(fmt.Sprintf("registering feature gates: %v", err))
+	}
+	if err := logsapi.AddFeatureGates(gate); err != nil {
+		panic(fmt.Sprintf("registering logging feature gates: %v", err))
 	}
 	return gate
 }
