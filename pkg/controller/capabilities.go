@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
@@ -8,23 +9,32 @@ import (
 	v1 "k8s.io/api/core/v1"
 )
 
-// volumeCapability builds the single CSI capability a claim asks for: its
-// access mode (ReadWriteOncePod included) and its block or mount access type.
-func volumeCapability(claim *v1.PersistentVolumeClaim, fsType string, mountOptions []string, singleNodeMultiWriter bool) (*csi.VolumeCapability, error) {
-	mode, err := accessmodes.ToCSIAccessMode(claim.Spec.AccessModes, singleNodeMultiWriter)
-	if err != nil {
-		return nil, fmt.Errorf("claim access modes %v: %w", claim.Spec.AccessModes, err)
+// volumeCapabilities builds the CSI capabilities a claim asks for, one per
+// access mode as upstream sends them (ReadWriteOncePod included), each with
+// the claim's block or mount access type. A driver that cannot serve every
+// one of them refuses the request.
+func volumeCapabilities(claim *v1.PersistentVolumeClaim, fsType string, mountOptions []string, singleNodeMultiWriter bool) ([]*csi.VolumeCapability, error) {
+	if len(claim.Spec.AccessModes) == 0 {
+		return nil, errors.New("claim has no access mode")
 	}
-	capability := &csi.VolumeCapability{AccessMode: &csi.VolumeCapability_AccessMode{Mode: mode}}
-	if isBlock(claim) {
-		capability.AccessType = &csi.VolumeCapability_Block{Block: &csi.VolumeCapability_BlockVolume{}}
-		return capability, nil
+	capabilities := make([]*csi.VolumeCapability, 0, len(claim.Spec.AccessModes))
+	for _, accessMode := range claim.Spec.AccessModes {
+		mode, err := accessmodes.ToCSIAccessMode([]v1.PersistentVolumeAccessMode{accessMode}, singleNodeMultiWriter)
+		if err != nil {
+			return nil, fmt.Errorf("claim access mode %s: %w", accessMode, err)
+		}
+		capability := &csi.VolumeCapability{AccessMode: &csi.VolumeCapability_AccessMode{Mode: mode}}
+		if isBlock(claim) {
+			capability.AccessType = &csi.VolumeCapability_Block{Block: &csi.VolumeCapability_BlockVolume{}}
+		} else {
+			capability.AccessType = &csi.VolumeCapability_Mount{Mount: &csi.VolumeCapability_MountVolume{
+				FsType:     fsType,
+				MountFlags: mountOptions,
+			}}
+		}
+		capabilities = append(capabilities, capability)
 	}
-	capability.AccessType = &csi.VolumeCapability_Mount{Mount: &csi.VolumeCapability_MountVolume{
-		FsType:     fsType,
-		MountFlags: mountOptions,
-	}}
-	return capability, nil
+	return capabilities, nil
 }
 
 func isBlock(claim *v1.PersistentVolumeClaim) bool {

@@ -69,6 +69,34 @@ func TestCloneHonoursDataSourceRef(t *testing.T) {
 	}
 }
 
+// Upstream clones across StorageClasses of one driver, and sizes a clone
+// against its source's request, not the source's (possibly rounded up)
+// capacity.
+func TestCloneAcrossStorageClassesWithUpstreamSizeRule(t *testing.T) {
+	source, pv, clone := cloneFixture()
+	other := "slow"
+	source.Spec.StorageClassName = &other
+	source.Status.Capacity[v1.ResourceStorage] = resource.MustParse("2Gi")
+	e := newEnv(t, envObjects{claims: []*v1.PersistentVolumeClaim{source, clone}, volumes: []*v1.PersistentVolume{pv}})
+	e.csi.createFn = func(req *csi.CreateVolumeRequest) (*csi.CreateVolumeResponse, error) {
+		// The clone holds the source's 2Gi.
+		return &csi.CreateVolumeResponse{Volume: &csi.Volume{VolumeId: "copy", CapacityBytes: 2 << 30, ContentSource: req.VolumeContentSource}}, nil
+	}
+	pv2, _, err := e.provision(t, clone, newClass(nil), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := e.csi.lastCreate(t).VolumeContentSource.GetVolume().GetVolumeId(); got != "golden-handle" {
+		t.Fatalf("content source volume = %q, want golden-handle", got)
+	}
+	if got := e.csi.lastCreate(t).CapacityRange.GetRequiredBytes(); got != 1<<30 {
+		t.Errorf("CreateVolume asked for %d bytes, want the clone's request", got)
+	}
+	if got := pv2.Spec.Capacity[v1.ResourceStorage]; got.Value() != 2<<30 {
+		t.Errorf("PV capacity %s, want the 2Gi the driver made", got.String())
+	}
+}
+
 func TestCloneRefusals(t *testing.T) {
 	cases := []struct {
 		name    string
@@ -86,13 +114,12 @@ func TestCloneRefusals(t *testing.T) {
 			now := metav1.Now()
 			s.DeletionTimestamp = &now
 		}, nil, "being deleted"},
-		{"other class", func(s *v1.PersistentVolumeClaim, _ *v1.PersistentVolume, _ *v1.PersistentVolumeClaim) {
-			other := "slow"
-			s.Spec.StorageClassName = &other
-		}, nil, "same StorageClass"},
-		{"clone smaller", func(_ *v1.PersistentVolumeClaim, _ *v1.PersistentVolume, c *v1.PersistentVolumeClaim) {
+		{"source without class", func(s *v1.PersistentVolumeClaim, _ *v1.PersistentVolume, _ *v1.PersistentVolumeClaim) {
+			s.Spec.StorageClassName = nil
+		}, nil, "has no StorageClass"},
+		{"clone smaller than the source's request", func(_ *v1.PersistentVolumeClaim, _ *v1.PersistentVolume, c *v1.PersistentVolumeClaim) {
 			c.Spec.Resources.Requests[v1.ResourceStorage] = resource.MustParse("512Mi")
-		}, nil, "smaller"},
+		}, nil, "smaller than the request of data source claim"},
 		{"volume mode differs", func(_ *v1.PersistentVolumeClaim, _ *v1.PersistentVolume, c *v1.PersistentVolumeClaim) {
 			block := v1.PersistentVolumeBlock
 			c.Spec.VolumeMode = &block

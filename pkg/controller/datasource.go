@@ -25,7 +25,7 @@ func isPopulatorClaim(claim *v1.PersistentVolumeClaim) bool {
 // returns the CSI content source that names its volume. It never returns a
 // volume that would be silently empty: every refusal is an error. Whether
 // the source is being deleted is Provision's to check.
-func (p *Provisioner) contentSource(ctx context.Context, claim *v1.PersistentVolumeClaim, sc string) (*csi.VolumeContentSource, *v1.PersistentVolumeClaim, error) {
+func (p *Provisioner) contentSource(ctx context.Context, claim *v1.PersistentVolumeClaim) (*csi.VolumeContentSource, *v1.PersistentVolumeClaim, error) {
 	ds := provisioning.DataSourceOf(claim)
 	switch {
 	case ds == nil:
@@ -49,20 +49,21 @@ func (p *Provisioner) contentSource(ctx context.Context, claim *v1.PersistentVol
 	if source.Status.Phase != v1.ClaimBound || source.Spec.VolumeName == "" {
 		return nil, nil, fmt.Errorf("data source claim %s/%s is not bound", ds.Namespace, ds.Name)
 	}
-	sourceClass := ""
-	if source.Spec.StorageClassName != nil {
-		sourceClass = *source.Spec.StorageClassName
-	}
-	if sourceClass != sc {
-		return nil, nil, fmt.Errorf("data source claim %s/%s has StorageClass %q, the clone asks for %q: both must use the same StorageClass", ds.Namespace, ds.Name, sourceClass, sc)
+	// Any StorageClass will do, as upstream allows: what matters is that the
+	// source's volume is this driver's, checked on its PV below.
+	if source.Spec.StorageClassName == nil {
+		return nil, nil, fmt.Errorf("data source claim %s/%s has no StorageClass", ds.Namespace, ds.Name)
 	}
 	if isBlock(source) != isBlock(claim) {
 		return nil, nil, fmt.Errorf("data source claim %s/%s has a different volume mode than the clone", ds.Namespace, ds.Name)
 	}
-	sourceSize := source.Status.Capacity[v1.ResourceStorage]
+	// Upstream's size rule: the clone's request against the source's
+	// request. A driver that gives the clone less than its source holds
+	// answers with a smaller volume than asked for, which is refused later.
+	sourceSize := source.Spec.Resources.Requests[v1.ResourceStorage]
 	requested := claim.Spec.Resources.Requests[v1.ResourceStorage]
 	if requested.Cmp(sourceSize) < 0 {
-		return nil, nil, fmt.Errorf("requested size %s is smaller than data source claim %s/%s (%s)", requested.String(), ds.Namespace, ds.Name, sourceSize.String())
+		return nil, nil, fmt.Errorf("requested size %s is smaller than the request of data source claim %s/%s (%s)", requested.String(), ds.Namespace, ds.Name, sourceSize.String())
 	}
 
 	volume, err := p.opts.VolumeLister.Get(source.Spec.VolumeName)

@@ -8,12 +8,17 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 
 	"github.com/csi-protect/external-provisioner/pkg/controller/parameters"
 )
+
+// ReasonDeletionSecretMissing is the Warning event on a PV whose volume is
+// deleted without secrets because its deletion secret no longer exists.
+const ReasonDeletionSecretMissing = "DeletionSecretMissing"
 
 // Delete deletes the volume behind a released PV with DeleteVolume. It refuses
 // while the volume is still attached to a node: deleting it then would pull
@@ -38,7 +43,16 @@ func (p *Provisioner) Delete(ctx context.Context, pv *v1.PersistentVolume) error
 		return fmt.Errorf("deletion secret of persistentvolume %s: %w", pv.Name, err)
 	}
 	credentials, err := parameters.FetchSecret(ctx, p.opts.Client.CoreV1(), ref)
-	if err != nil {
+	switch {
+	case apierrors.IsNotFound(err):
+		// The secret is gone for good, so waiting would keep the volume
+		// forever; upstream deletes without it, and so do we, saying so.
+		// Any other error may pass, so it is retried.
+		logger.Info("Deleting the volume without its deletion secret, which no longer exists", "secret", ref.Namespace+"/"+ref.Name)
+		p.opts.EventRecorder.Eventf(pv, v1.EventTypeWarning, ReasonDeletionSecretMissing,
+			"Deleting the volume without secrets: deletion secret %s/%s not found", ref.Namespace, ref.Name)
+		credentials = nil
+	case err != nil:
 		return fmt.Errorf("deletion secret of persistentvolume %s: %w", pv.Name, err)
 	}
 

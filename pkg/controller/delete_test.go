@@ -9,7 +9,10 @@ import (
 	"google.golang.org/grpc/status"
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clienttesting "k8s.io/client-go/testing"
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 
 	"github.com/csi-protect/external-provisioner/pkg/controller/parameters"
@@ -85,15 +88,43 @@ func TestDeleteFallsBackToClassSecretTemplate(t *testing.T) {
 	}
 }
 
-func TestDeleteWaitsForMissingDeletionSecret(t *testing.T) {
+// As upstream, a deletion secret that no longer exists does not keep the
+// volume forever: DeleteVolume goes without secrets, and the PV gets a
+// Warning event saying so.
+func TestDeleteProceedsWithoutSecretThatIsGone(t *testing.T) {
 	e := newEnv(t, envObjects{})
 	pv := releasedPV(testDriver)
 	parameters.SetDeletionSecretAnnotations(pv, &v1.SecretReference{Name: "gone", Namespace: "vault"})
-	if err := e.prov.Delete(context.Background(), pv); err == nil || !strings.Contains(err.Error(), "gone") {
-		t.Fatalf("err = %v, want an error naming the missing secret", err)
+	if err := e.prov.Delete(context.Background(), pv); err != nil {
+		t.Fatal(err)
+	}
+	if len(e.csi.deletes) != 1 || len(e.csi.deletes[0].Secrets) != 0 {
+		t.Fatalf("DeleteVolume calls %v, want one without secrets", e.csi.deletes)
+	}
+	select {
+	case ev := <-e.recorder.Events:
+		if !strings.HasPrefix(ev, "Warning "+ReasonDeletionSecretMissing) || !strings.Contains(ev, "vault/gone") {
+			t.Errorf("event %q, want a %s warning naming the secret", ev, ReasonDeletionSecretMissing)
+		}
+	default:
+		t.Error("no event on the PV")
+	}
+}
+
+// Any other failure to read the secret may pass, so the deletion is
+// retried rather than sent without credentials.
+func TestDeleteRetriesWhenTheSecretCannotBeRead(t *testing.T) {
+	e := newEnv(t, envObjects{})
+	e.client.PrependReactor("get", "secrets", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewServiceUnavailable("etcd is restarting")
+	})
+	pv := releasedPV(testDriver)
+	parameters.SetDeletionSecretAnnotations(pv, &v1.SecretReference{Name: "creds", Namespace: "vault"})
+	if err := e.prov.Delete(context.Background(), pv); err == nil || !strings.Contains(err.Error(), "creds") {
+		t.Fatalf("err = %v, want an error naming the secret", err)
 	}
 	if len(e.csi.deletes) != 0 {
-		t.Fatal("DeleteVolume must not be called without its secret")
+		t.Fatal("DeleteVolume must not be called while the secret cannot be read")
 	}
 }
 

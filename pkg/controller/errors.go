@@ -11,7 +11,12 @@ import (
 // nothing; any code that leaves the call possibly running (timeout,
 // Unavailable, Aborted, ...) means the volume may still appear, so the lib must
 // call again with the same name until it gets a final answer.
-func provisioningState(err error, hasSelectedNode bool) controller.ProvisioningState {
+//
+// ResourceExhausted is the CSI spec's "unable to provision in
+// accessible_topology": nothing is in progress. As upstream, it sends the
+// claim back to the scheduler when another node might do (mayReschedule: a
+// selected node and a driver that takes topology), and is final otherwise.
+func provisioningState(err error, mayReschedule bool) controller.ProvisioningState {
 	st, ok := status.FromError(err)
 	if !ok {
 		// Not a gRPC status: the call may have reached the driver.
@@ -19,11 +24,11 @@ func provisioningState(err error, hasSelectedNode bool) controller.ProvisioningS
 	}
 	switch st.Code() {
 	case codes.ResourceExhausted:
-		if hasSelectedNode {
+		if mayReschedule {
 			// The node cannot host the volume: let the scheduler pick another.
 			return controller.ProvisioningReschedule
 		}
-		return controller.ProvisioningInBackground
+		return controller.ProvisioningFinished
 	case codes.Canceled, codes.DeadlineExceeded, codes.Unavailable, codes.Aborted:
 		return controller.ProvisioningInBackground
 	default:

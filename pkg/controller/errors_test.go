@@ -11,10 +11,10 @@ import (
 
 func TestProvisioningStateFollowsCSICodes(t *testing.T) {
 	cases := []struct {
-		name     string
-		err      error
-		selected bool
-		want     controller.ProvisioningState
+		name          string
+		err           error
+		mayReschedule bool
+		want          controller.ProvisioningState
 	}{
 		{"invalid argument is final", status.Error(codes.InvalidArgument, "bad"), false, controller.ProvisioningFinished},
 		{"already exists is final", status.Error(codes.AlreadyExists, "dup"), false, controller.ProvisioningFinished},
@@ -23,13 +23,13 @@ func TestProvisioningStateFollowsCSICodes(t *testing.T) {
 		{"unavailable may still run", status.Error(codes.Unavailable, "down"), false, controller.ProvisioningInBackground},
 		{"canceled may still run", status.Error(codes.Canceled, "stop"), false, controller.ProvisioningInBackground},
 		{"aborted may still run", status.Error(codes.Aborted, "busy"), false, controller.ProvisioningInBackground},
-		{"exhausted without node retries", status.Error(codes.ResourceExhausted, "full"), false, controller.ProvisioningInBackground},
-		{"exhausted with node reschedules", status.Error(codes.ResourceExhausted, "full"), true, controller.ProvisioningReschedule},
+		{"exhausted where no other node may do is final", status.Error(codes.ResourceExhausted, "full"), false, controller.ProvisioningFinished},
+		{"exhausted where another node may do reschedules", status.Error(codes.ResourceExhausted, "full"), true, controller.ProvisioningReschedule},
 		{"non-gRPC error may still run", errors.New("transport"), false, controller.ProvisioningInBackground},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := provisioningState(tc.err, tc.selected); got != tc.want {
+			if got := provisioningState(tc.err, tc.mayReschedule); got != tc.want {
 				t.Fatalf("state = %s, want %s", got, tc.want)
 			}
 		})

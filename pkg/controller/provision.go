@@ -71,7 +71,7 @@ func (p *Provisioner) Provision(ctx context.Context, o controller.ProvisionOptio
 	resp, err := p.opts.CSIClient.CreateVolume(callCtx, req)
 	cancel()
 	if err != nil {
-		state := provisioningState(err, o.SelectedNode != nil)
+		state := provisioningState(err, o.SelectedNode != nil && p.opts.topologyEnabled())
 		outcome = outcomeOf(state)
 		logger.V(2).Info("CreateVolume failed", "volume", req.Name, "state", state, "err", err)
 		return nil, state, fmt.Errorf("rpc error from CreateVolume for volume %s: %w", req.Name, err)
@@ -184,7 +184,7 @@ func (p *Provisioner) prepare(ctx context.Context, o controller.ProvisionOptions
 	if isBlock(claim) {
 		prep.fsType = ""
 	}
-	capability, err := volumeCapability(claim, prep.fsType, class.MountOptions,
+	capabilities, err := volumeCapabilities(claim, prep.fsType, class.MountOptions,
 		p.opts.ControllerCapabilities[csi.ControllerServiceCapability_RPC_SINGLE_NODE_MULTI_WRITER])
 	if err != nil {
 		return nil, nil, err
@@ -193,7 +193,7 @@ func (p *Provisioner) prepare(ctx context.Context, o controller.ProvisionOptions
 	req := &csi.CreateVolumeRequest{
 		Name:               name,
 		Parameters:         params.DriverParameters,
-		VolumeCapabilities: []*csi.VolumeCapability{capability},
+		VolumeCapabilities: capabilities,
 		CapacityRange:      &csi.CapacityRange{RequiredBytes: requested.Value()},
 	}
 	if p.opts.ExtraCreateMetadata {
@@ -221,7 +221,7 @@ func (p *Provisioner) prepare(ctx context.Context, o controller.ProvisionOptions
 		}
 	}
 
-	if req.VolumeContentSource, prep.cloneSource, err = p.contentSource(ctx, claim, class.Name); err != nil {
+	if req.VolumeContentSource, prep.cloneSource, err = p.contentSource(ctx, claim); err != nil {
 		return nil, nil, err
 	}
 	return req, prep, nil

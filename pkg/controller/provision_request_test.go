@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -57,42 +58,53 @@ func TestProvisionRefusesLabelSelector(t *testing.T) {
 }
 
 func TestProvisionMapsAccessModes(t *testing.T) {
+	type modes = []v1.PersistentVolumeAccessMode
+	type csiModes = []csi.VolumeCapability_AccessMode_Mode
 	cases := []struct {
-		name   string
-		modes  []v1.PersistentVolumeAccessMode
-		snmw   bool
-		want   csi.VolumeCapability_AccessMode_Mode
-		refuse bool
+		name  string
+		modes modes
+		snmw  bool
+		want  csiModes
 	}{
-		{"RWO", []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce}, false, csi.VolumeCapability_AccessMode_SINGLE_NODE_WRITER, false},
-		{"RWO multi writer driver", []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce}, true, csi.VolumeCapability_AccessMode_SINGLE_NODE_MULTI_WRITER, false},
-		{"RWOP multi writer driver", []v1.PersistentVolumeAccessMode{v1.ReadWriteOncePod}, true, csi.VolumeCapability_AccessMode_SINGLE_NODE_SINGLE_WRITER, false},
-		{"RWOP legacy driver", []v1.PersistentVolumeAccessMode{v1.ReadWriteOncePod}, false, csi.VolumeCapability_AccessMode_SINGLE_NODE_WRITER, false},
-		{"ROX", []v1.PersistentVolumeAccessMode{v1.ReadOnlyMany}, false, csi.VolumeCapability_AccessMode_MULTI_NODE_READER_ONLY, false},
-		{"RWX", []v1.PersistentVolumeAccessMode{v1.ReadWriteMany}, false, csi.VolumeCapability_AccessMode_MULTI_NODE_MULTI_WRITER, false},
-		{"RWOP with RWO", []v1.PersistentVolumeAccessMode{v1.ReadWriteOncePod, v1.ReadWriteOnce}, true, 0, true},
-		{"ROX with RWO", []v1.PersistentVolumeAccessMode{v1.ReadOnlyMany, v1.ReadWriteOnce}, false, 0, true},
+		{"RWO", modes{v1.ReadWriteOnce}, false, csiModes{csi.VolumeCapability_AccessMode_SINGLE_NODE_WRITER}},
+		{"RWO multi writer driver", modes{v1.ReadWriteOnce}, true, csiModes{csi.VolumeCapability_AccessMode_SINGLE_NODE_MULTI_WRITER}},
+		{"RWOP multi writer driver", modes{v1.ReadWriteOncePod}, true, csiModes{csi.VolumeCapability_AccessMode_SINGLE_NODE_SINGLE_WRITER}},
+		{"RWOP legacy driver", modes{v1.ReadWriteOncePod}, false, csiModes{csi.VolumeCapability_AccessMode_SINGLE_NODE_WRITER}},
+		{"ROX", modes{v1.ReadOnlyMany}, false, csiModes{csi.VolumeCapability_AccessMode_MULTI_NODE_READER_ONLY}},
+		{"RWX", modes{v1.ReadWriteMany}, false, csiModes{csi.VolumeCapability_AccessMode_MULTI_NODE_MULTI_WRITER}},
+		// One capability per access mode, in the claim's order, as upstream.
+		{"RWO and ROX", modes{v1.ReadWriteOnce, v1.ReadOnlyMany}, false, csiModes{csi.VolumeCapability_AccessMode_SINGLE_NODE_WRITER, csi.VolumeCapability_AccessMode_MULTI_NODE_READER_ONLY}},
+		{"RWX and ROX", modes{v1.ReadWriteMany, v1.ReadOnlyMany}, false, csiModes{csi.VolumeCapability_AccessMode_MULTI_NODE_MULTI_WRITER, csi.VolumeCapability_AccessMode_MULTI_NODE_READER_ONLY}},
+		{"RWOP with RWO", modes{v1.ReadWriteOncePod, v1.ReadWriteOnce}, true, csiModes{csi.VolumeCapability_AccessMode_SINGLE_NODE_SINGLE_WRITER, csi.VolumeCapability_AccessMode_SINGLE_NODE_MULTI_WRITER}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, envObjects{}, func(o *Options) {
 				o.ControllerCapabilities[csi.ControllerServiceCapability_RPC_SINGLE_NODE_MULTI_WRITER] = tc.snmw
 			})
-			_, _, err := e.provision(t, newClaim("db", "1Gi", tc.modes...), newClass(nil), nil)
-			if tc.refuse {
-				if err == nil || len(e.csi.creates) != 0 {
-					t.Fatalf("want a refusal before CreateVolume, got err %v", err)
-				}
-				return
-			}
-			if err != nil {
+			if _, _, err := e.provision(t, newClaim("db", "1Gi", tc.modes...), newClass(nil), nil); err != nil {
 				t.Fatal(err)
 			}
-			caps := e.csi.lastCreate(t).VolumeCapabilities
-			if len(caps) != 1 || caps[0].AccessMode.Mode != tc.want {
-				t.Fatalf("capabilities = %v, want one with mode %s", caps, tc.want)
+			var got csiModes
+			for _, c := range e.csi.lastCreate(t).VolumeCapabilities {
+				if c.GetMount() == nil {
+					t.Errorf("capability %v is not a mount", c)
+				}
+				got = append(got, c.AccessMode.Mode)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("capability modes %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestProvisionRefusesClaimWithoutAccessMode(t *testing.T) {
+	e := newEnv(t, envObjects{})
+	claim := newClaim("db", "1Gi")
+	claim.Spec.AccessModes = nil
+	if _, _, err := e.provision(t, claim, newClass(nil), nil); err == nil || len(e.csi.creates) != 0 {
+		t.Fatalf("want a refusal before CreateVolume, got err %v", err)
 	}
 }
 

@@ -96,21 +96,34 @@ func TestProvisionKeepsRetryingWhenUndoFails(t *testing.T) {
 }
 
 func TestProvisionMapsCreateVolumeErrors(t *testing.T) {
-	node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1"}}
+	const key = "topology.test.csi-protect.io/zone"
+	node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1", Labels: map[string]string{key: "z1"}}}
+	csiNode := &storagev1.CSINode{
+		ObjectMeta: metav1.ObjectMeta{Name: "node-1"},
+		Spec:       storagev1.CSINodeSpec{Drivers: []storagev1.CSINodeDriver{{Name: testDriver, NodeID: "node-1", TopologyKeys: []string{key}}}},
+	}
 	cases := []struct {
-		name string
-		code codes.Code
-		node *v1.Node
-		want controller.ProvisioningState
+		name     string
+		code     codes.Code
+		node     *v1.Node
+		topology bool
+		want     controller.ProvisioningState
 	}{
-		{"final", codes.InvalidArgument, nil, controller.ProvisioningFinished},
-		{"timeout", codes.DeadlineExceeded, nil, controller.ProvisioningInBackground},
-		{"unavailable", codes.Unavailable, nil, controller.ProvisioningInBackground},
-		{"exhausted on selected node", codes.ResourceExhausted, node, controller.ProvisioningReschedule},
+		{"final", codes.InvalidArgument, nil, false, controller.ProvisioningFinished},
+		{"timeout", codes.DeadlineExceeded, nil, false, controller.ProvisioningInBackground},
+		{"unavailable", codes.Unavailable, nil, false, controller.ProvisioningInBackground},
+		// As upstream: another node can only help a driver that takes
+		// topology, for a claim the scheduler placed.
+		{"exhausted on selected node with topology", codes.ResourceExhausted, node, true, controller.ProvisioningReschedule},
+		{"exhausted on selected node without topology", codes.ResourceExhausted, node, false, controller.ProvisioningFinished},
+		{"exhausted without selected node", codes.ResourceExhausted, nil, true, controller.ProvisioningFinished},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newEnv(t, envObjects{}, func(o *Options) { o.Features.Topology = false })
+			e := newEnv(t, envObjects{nodes: []*v1.Node{node}, csiNodes: []*storagev1.CSINode{csiNode}}, func(o *Options) {
+				o.Features.Topology = tc.topology
+				o.PluginCapabilities[csi.PluginCapability_Service_VOLUME_ACCESSIBILITY_CONSTRAINTS] = tc.topology
+			})
 			e.csi.createFn = func(*csi.CreateVolumeRequest) (*csi.CreateVolumeResponse, error) {
 				return nil, status.Error(tc.code, "driver says no")
 			}

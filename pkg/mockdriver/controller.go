@@ -155,6 +155,7 @@ func (d *Driver) createVolume(ctx context.Context, req *csi.CreateVolumeRequest)
 		Parameters:         maps.Clone(req.GetParameters()),
 		SourceVolumeID:     sourceID,
 		AccessType:         access,
+		AccessModes:        accessModes(req.GetVolumeCapabilities()),
 		AccessibleTopology: topology,
 		SecretKeys:         sortedKeys(req.GetSecrets()),
 	}

@@ -39,7 +39,10 @@ type Volume struct {
 	// SourceVolumeID is set when the volume was cloned from another one.
 	SourceVolumeID string `json:"sourceVolumeID,omitempty"`
 	// AccessType is AccessTypeMount or AccessTypeBlock.
-	AccessType         string              `json:"accessType"`
+	AccessType string `json:"accessType"`
+	// AccessModes are the CSI access modes of the capabilities CreateVolume
+	// asked for, in order, e.g. SINGLE_NODE_WRITER.
+	AccessModes        []string            `json:"accessModes,omitempty"`
 	AccessibleTopology []map[string]string `json:"accessibleTopology,omitempty"`
 	// SecretKeys are the names of the secrets CreateVolume received. Values
 	// are never stored.
@@ -52,6 +55,7 @@ type Volume struct {
 func (v Volume) clone() Volume {
 	v.Parameters = maps.Clone(v.Parameters)
 	v.SecretKeys = slices.Clone(v.SecretKeys)
+	v.AccessModes = slices.Clone(v.AccessModes)
 	if v.AccessibleTopology != nil {
 		topo := make([]map[string]string, len(v.AccessibleTopology))
 		for i, t := range v.AccessibleTopology {

@@ -59,6 +59,15 @@ func capabilitiesAccessType(caps []*csi.VolumeCapability) (string, error) {
 	return common, nil
 }
 
+// accessModes names the access mode of each capability, in order.
+func accessModes(caps []*csi.VolumeCapability) []string {
+	modes := make([]string, len(caps))
+	for i, c := range caps {
+		modes[i] = c.GetAccessMode().GetMode().String()
+	}
+	return modes
+}
+
 // requestedSize picks the size for a capacity range: the required size, or
 // the default when none is required, never above the limit.
 func requestedSize(r *csi.CapacityRange) (int64, error) {

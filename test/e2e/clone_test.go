@@ -11,6 +11,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -127,4 +128,32 @@ func waitForSourceProtected(ctx context.Context, t *testing.T, s *framework.Stac
 		}
 		return slices.Contains(src.Finalizers, cloningProtection), fmt.Errorf("finalizers %v", src.Finalizers)
 	})
+}
+
+// As upstream, a clone may use another StorageClass of the same driver: the
+// driver copies the source with the clone's class parameters.
+func TestCloneIntoAnotherStorageClassOfTheDriver(t *testing.T) {
+	ctx, s := startStack(t, framework.StackOptions{})
+	createStorageClass(ctx, t, s, "mock")
+	createStorageClass(ctx, t, s, "mock-fast", func(sc *storagev1.StorageClass) {
+		sc.Parameters = map[string]string{"tier": "fast"}
+	})
+	createClaim(ctx, t, s, "default", "source", "mock")
+	_, sourcePV := waitForClaimBound(ctx, t, s, "default", "source")
+
+	createClaim(ctx, t, s, "default", "fast-copy", "mock-fast", clonedFrom("source"))
+	_, clonePV := waitForClaimBound(ctx, t, s, "default", "fast-copy")
+	vol, ok := volumeByID(driverVolumes(t, s), clonePV.Spec.CSI.VolumeHandle)
+	if !ok {
+		t.Fatalf("driver has no volume %s", clonePV.Spec.CSI.VolumeHandle)
+	}
+	if vol.SourceVolumeID != sourcePV.Spec.CSI.VolumeHandle {
+		t.Errorf("clone volume was copied from %q, want the source's %s", vol.SourceVolumeID, sourcePV.Spec.CSI.VolumeHandle)
+	}
+	if vol.Parameters["tier"] != "fast" {
+		t.Errorf("clone volume parameters %v, want the clone's class parameters", vol.Parameters)
+	}
+	if clonePV.Spec.StorageClassName != "mock-fast" {
+		t.Errorf("clone PV class %q, want mock-fast", clonePV.Spec.StorageClassName)
+	}
 }

@@ -101,6 +101,30 @@ func TestBlockClaimGetsBlockVolume(t *testing.T) {
 	waitForDriverVolumes(ctx, t, s, 0)
 }
 
+// A claim with several access modes asks the driver for one capability per
+// mode, as upstream does, and the PV carries every mode.
+func TestClaimWithTwoAccessModesGetsTwoCapabilities(t *testing.T) {
+	ctx, s := startStack(t, framework.StackOptions{})
+	createStorageClass(ctx, t, s, "mock")
+	createClaim(ctx, t, s, "default", "shared", "mock", func(c *corev1.PersistentVolumeClaim) {
+		c.Spec.AccessModes = []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce, corev1.ReadOnlyMany}
+	})
+
+	_, pv := waitForClaimBound(ctx, t, s, "default", "shared")
+	vol, ok := volumeByID(driverVolumes(t, s), pv.Spec.CSI.VolumeHandle)
+	if !ok {
+		t.Fatalf("driver has no volume %s", pv.Spec.CSI.VolumeHandle)
+	}
+	// The mock driver reports SINGLE_NODE_MULTI_WRITER, so ReadWriteOnce
+	// maps to it.
+	if want := []string{"SINGLE_NODE_MULTI_WRITER", "MULTI_NODE_READER_ONLY"}; !slices.Equal(vol.AccessModes, want) {
+		t.Errorf("CreateVolume capabilities had modes %v, want %v", vol.AccessModes, want)
+	}
+	if want := []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce, corev1.ReadOnlyMany}; !slices.Equal(pv.Spec.AccessModes, want) {
+		t.Errorf("PV access modes %v, want %v", pv.Spec.AccessModes, want)
+	}
+}
+
 // recordPVPhases watches a PV from its current version and returns a func
 // giving every phase it has been seen in since, then "Deleted" once it is
 // gone. A watch sees each write, so a phase that lasts only milliseconds is
