@@ -3,9 +3,16 @@
 package e2e
 
 import (
+	"context"
+	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 
 	"github.com/csi-protect/external-provisioner/pkg/mockdriver"
 	"github.com/csi-protect/external-provisioner/test/e2e/framework"
@@ -70,4 +77,51 @@ func TestSecretTemplatesReachTheDriverAndThePV(t *testing.T) {
 	if want := []string{"password", "username"}; !slices.Equal(st.Deletions[i].SecretKeys, want) {
 		t.Errorf("DeleteVolume received secret keys %v, want %v", st.Deletions[i].SecretKeys, want)
 	}
+}
+
+// As upstream, a volume whose deletion secret was deleted is still deleted:
+// DeleteVolume goes without secrets, and the PV gets a Warning event.
+func TestVolumeIsDeletedAfterItsDeletionSecretIsGone(t *testing.T) {
+	ctx, s := startStack(t, framework.StackOptions{})
+	const ns = "tenant-b"
+	createNamespace(ctx, t, s, ns)
+	createSecret(ctx, t, s, ns, "data-provisioner", "username", "password")
+	createStorageClass(ctx, t, s, "mock-secrets", withParameters(map[string]string{
+		provisionerSecretNameKey: "${pvc.name}-provisioner",
+		provisionerSecretNSKey:   "${pvc.namespace}",
+	}))
+	createClaim(ctx, t, s, ns, "data", "mock-secrets")
+	_, pv := waitForClaimBound(ctx, t, s, ns, "data")
+
+	if err := s.Client().CoreV1().Secrets(ns).Delete(ctx, "data-provisioner", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	deleteClaim(ctx, t, s, ns, "data")
+	waitForPVGone(ctx, t, s, pv.Name)
+	st, err := s.DriverState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(st.Deletions, func(d mockdriver.Deletion) bool { return d.VolumeID == pv.Spec.CSI.VolumeHandle })
+	if i < 0 {
+		t.Fatalf("the driver recorded no DeleteVolume of %s: %+v", pv.Spec.CSI.VolumeHandle, st.Deletions)
+	}
+	if keys := st.Deletions[i].SecretKeys; len(keys) != 0 {
+		t.Errorf("DeleteVolume received secret keys %v, want none", keys)
+	}
+
+	// Events about a cluster-scoped PV are recorded in namespace default.
+	sel := fields.Set{"involvedObject.kind": "PersistentVolume", "involvedObject.name": pv.Name, "reason": "DeletionSecretMissing"}.AsSelector().String()
+	waitFor(ctx, t, s, "a DeletionSecretMissing event on the PV", func(ctx context.Context) (bool, error) {
+		events, err := s.Client().CoreV1().Events(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{FieldSelector: sel})
+		if err != nil {
+			return false, err
+		}
+		for _, ev := range events.Items {
+			if ev.Type == corev1.EventTypeWarning && strings.Contains(ev.Message, ns+"/data-provisioner") {
+				return true, nil
+			}
+		}
+		return false, fmt.Errorf("%d matching events", len(events.Items))
+	})
 }
