@@ -38,7 +38,7 @@ func (p *Provisioner) Delete(ctx context.Context, pv *v1.PersistentVolume) error
 		return fmt.Errorf("persistentvolume %s is still attached to node %s", pv.Name, node)
 	}
 
-	ref, err := parameters.DeletionSecretRef(pv, p.classParameters)
+	ref, err := parameters.DeletionSecretRef(ctx, pv, p.classParameters)
 	if err != nil {
 		return fmt.Errorf("deletion secret of persistentvolume %s: %w", pv.Name, err)
 	}

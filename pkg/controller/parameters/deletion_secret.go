@@ -1,6 +1,7 @@
 package parameters
 
 import (
+	"context"
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
@@ -41,7 +42,7 @@ type ClassParametersFunc func(className string) (map[string]string, error)
 // PV name and the claim name and namespace from the PV's claimRef; the
 // claim's annotations are unknown by then. No class name, no class or no
 // claimRef means no secret. Only a broken template is an error.
-func DeletionSecretRef(pv *v1.PersistentVolume, classParams ClassParametersFunc) (*v1.SecretReference, error) {
+func DeletionSecretRef(ctx context.Context, pv *v1.PersistentVolume, classParams ClassParametersFunc) (*v1.SecretReference, error) {
 	name, hasName := pv.Annotations[AnnDeletionSecretName]
 	namespace, hasNamespace := pv.Annotations[AnnDeletionSecretNamespace]
 	if hasName && hasNamespace {
@@ -60,11 +61,11 @@ func DeletionSecretRef(pv *v1.PersistentVolume, classParams ClassParametersFunc)
 	}
 	params, err := classParams(className)
 	if err != nil {
-		klog.Warningf("Deleting PV %s without secret: cannot get StorageClass %s: %v", pv.Name, className, err)
+		klog.FromContext(ctx).Info("Warning: deleting the PV's volume without secrets: its StorageClass cannot be read", "PV", pv.Name, "storageClass", className, "err", err)
 		return nil, nil
 	}
 	if pv.Spec.ClaimRef == nil {
-		klog.Warningf("Deleting PV %s without secret: it has no claimRef", pv.Name)
+		klog.FromContext(ctx).Info("Warning: deleting the PV's volume without secrets: it has no claimRef", "PV", pv.Name)
 		return nil, nil
 	}
 	t, ok, perr := secretTemplateOf(params, secretTable[provisionerSlot])

@@ -1,6 +1,7 @@
 package parameters
 
 import (
+	"context"
 	"errors"
 	"maps"
 	"testing"
@@ -66,7 +67,7 @@ func TestDeletionSecretFromAnnotations(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ref, err := DeletionSecretRef(pvFor(tc.annotations), noClassLookup(t))
+			ref, err := DeletionSecretRef(context.Background(), pvFor(tc.annotations), noClassLookup(t))
 			if err != nil {
 				t.Fatalf("DeletionSecretRef: %v", err)
 			}
@@ -81,7 +82,7 @@ func TestDeletionSecretRoundTrip(t *testing.T) {
 	for _, ref := range []*v1.SecretReference{nil, {Name: "creds", Namespace: "team-a"}} {
 		pv := pvFor(nil)
 		SetDeletionSecretAnnotations(pv, ref)
-		got, err := DeletionSecretRef(pv, noClassLookup(t))
+		got, err := DeletionSecretRef(context.Background(), pv, noClassLookup(t))
 		if err != nil || !equalRef(got, ref) {
 			t.Errorf("round trip of %+v = %+v, %v", ref, got, err)
 		}
@@ -131,7 +132,7 @@ func TestDeletionSecretFromClass(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ref, err := DeletionSecretRef(tc.pv, tc.lookup)
+			ref, err := DeletionSecretRef(context.Background(), tc.pv, tc.lookup)
 			if err != nil {
 				t.Fatalf("DeletionSecretRef: %v", err)
 			}
@@ -160,7 +161,7 @@ func TestDeletionSecretFromClassErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ref, err := DeletionSecretRef(pvFor(nil), classes(map[string]map[string]string{"gold": tc.params}))
+			ref, err := DeletionSecretRef(context.Background(), pvFor(nil), classes(map[string]map[string]string{"gold": tc.params}))
 			if ref != nil {
 				t.Errorf("DeletionSecretRef = %+v with error %v", ref, err)
 			}
@@ -197,12 +198,12 @@ func BenchmarkDeletionSecretRef(b *testing.B) {
 		{"class-template", pvFor(nil), v1.SecretReference{Name: "data-pvc-1234", Namespace: "team-a"}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			if ref, err := DeletionSecretRef(bc.pv, lookup); err != nil || !equalRef(ref, &bc.want) {
+			if ref, err := DeletionSecretRef(context.Background(), bc.pv, lookup); err != nil || !equalRef(ref, &bc.want) {
 				b.Fatalf("DeletionSecretRef = %+v, %v; want %+v", ref, err, bc.want)
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				ref, err := DeletionSecretRef(bc.pv, lookup)
+				ref, err := DeletionSecretRef(context.Background(), bc.pv, lookup)
 				if err != nil {
 					b.Fatal(err)
 				}
