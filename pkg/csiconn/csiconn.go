@@ -28,8 +28,11 @@ type DriverInfo struct {
 // established connection is lost: cached capabilities could be stale after
 // the driver restarts, and the kubelet restarts the container cleanly.
 func Connect(ctx context.Context, address string, metricsManager metrics.CSIMetricsManager) (*grpc.ClientConn, error) {
+	connecting, connected := context.WithCancel(ctx)
+	go reportSocketAccess(connecting, address)
 	conn, err := connection.Connect(ctx, address, metricsManager,
 		connection.OnConnectionLoss(connection.ExitOnConnectionLoss()))
+	connected()
 	if err != nil {
 		return nil, fmt.Errorf("connecting to CSI driver at %q: %w", address, err)
 	}
