@@ -4,13 +4,19 @@
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.1.0-dev)
 BIN_DIR ?= bin
 
-.PHONY: all build test verify generate clean
+.PHONY: all build image test verify generate clean
 
 all: build
 
 ## build: the sidecar and the mock driver into $(BIN_DIR)/
 build:
 	VERSION=$(VERSION) BIN_DIR=$(BIN_DIR) release-tools/build.sh
+
+# No container engine is needed: hack/image assembles the image with
+# go-containerregistry. IMAGE names it (default csi-protect/csi-provisioner:$(VERSION)).
+## image: the sidecar's OCI image for linux/amd64 and linux/arm64 in _output/image/csi-provisioner.tar (docker load, podman load, skopeo copy oci-archive:)
+image:
+	VERSION=$(VERSION) $(if $(IMAGE),IMAGE=$(IMAGE)) hack/build-image.sh
 
 ## test: unit tests (race detector on) and csi-sanity against the mock driver
 test:

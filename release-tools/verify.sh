@@ -30,5 +30,12 @@ if ! (cd test/bench && go mod tidy -diff); then
 	echo "test/bench/go.mod/go.sum are not tidy: run 'go mod tidy' in test/bench"; status=1
 fi
 
+# hack/image (make image) keeps go-containerregistry out of the sidecar's
+# module the same way.
+(cd hack/image && go vet ./...) || status=1
+if ! (cd hack/image && go mod tidy -diff); then
+	echo "hack/image/go.mod/go.sum are not tidy: run 'go mod tidy' in hack/image"; status=1
+fi
+
 if [ $status -eq 0 ]; then echo "verify: ok"; fi
 exit $status
