@@ -102,6 +102,8 @@ func TestMakeImage(t *testing.T) {
 		t.Fatalf("image index platforms %v, want linux/amd64 and linux/arm64", keys(byArch))
 	}
 
+	t.Run("push", func(t *testing.T) { pushLayout(t, files) })
+
 	for arch, wantMachine := range map[string]elf.Machine{"amd64": elf.EM_X86_64, "arm64": elf.EM_AARCH64} {
 		t.Run(arch, func(t *testing.T) {
 			binary := checkPlatformImage(t, files, byArch[arch], arch)
