@@ -30,16 +30,7 @@ func TestLeaderElectionReleaseOnExitAndLabels(t *testing.T) {
 			},
 		},
 	})
-	replicas := s.Sidecars()
-	identities := map[string]*framework.Process{}
-	for _, p := range replicas {
-		identities[waitForIdentity(ctx, t, s, p)] = p
-	}
-	leader := waitForLeaseHolder(ctx, t, s, identities, "")
-	standby := replicas[0]
-	if standby == leader {
-		standby = replicas[1]
-	}
+	identities, leader, standby := electedLeaderAndStandby(ctx, t, s)
 
 	leases, err := s.Client().CoordinationV1().Leases(s.Namespace()).List(ctx, metav1.ListOptions{})
 	if err != nil || len(leases.Items) != 1 {

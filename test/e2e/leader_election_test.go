@@ -51,16 +51,7 @@ func TestLeaderElectionFailover(t *testing.T) {
 	ctx, s := startStack(t, framework.StackOptions{
 		Sidecar: framework.SidecarOptions{Replicas: 2, LeaderElection: &le},
 	})
-	replicas := s.Sidecars()
-	identities := map[string]*framework.Process{}
-	for _, p := range replicas {
-		identities[waitForIdentity(ctx, t, s, p)] = p
-	}
-	leader := waitForLeaseHolder(ctx, t, s, identities, "")
-	standby := replicas[0]
-	if standby == leader {
-		standby = replicas[1]
-	}
+	identities, leader, standby := electedLeaderAndStandby(ctx, t, s)
 	t.Logf("leader %s, standby %s", leader.Name(), standby.Name())
 
 	createStorageClass(ctx, t, s, "mock")
@@ -119,6 +110,23 @@ func waitForIdentity(ctx context.Context, t *testing.T, s *framework.Stack, p *f
 		return true, nil
 	})
 	return id
+}
+
+// electedLeaderAndStandby waits for both replicas to log their identities
+// and one to hold the Lease; identities maps each identity to its replica.
+func electedLeaderAndStandby(ctx context.Context, t *testing.T, s *framework.Stack) (identities map[string]*framework.Process, leader, standby *framework.Process) {
+	t.Helper()
+	replicas := s.Sidecars()
+	identities = map[string]*framework.Process{}
+	for _, p := range replicas {
+		identities[waitForIdentity(ctx, t, s, p)] = p
+	}
+	leader = waitForLeaseHolder(ctx, t, s, identities, "")
+	standby = replicas[0]
+	if standby == leader {
+		standby = replicas[1]
+	}
+	return identities, leader, standby
 }
 
 // waitForLeaseHolder waits until the sidecar's Lease in the stack's
