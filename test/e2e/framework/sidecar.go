@@ -194,8 +194,32 @@ func (s *Stack) sidecarKubeconfig(ctx context.Context, opts SidecarOptions) (str
 	return s.rbac.Kubeconfig, nil
 }
 
+// StartSidecarExpectingExit starts a sidecar that the test expects to exit
+// on its own, e.g. on flags it refuses. It is not one of the stack's
+// sidecars, so its exit is no error of the stack; the caller waits for it
+// (Process.Wait) and stops it if it does not exit.
+func (s *Stack) StartSidecarExpectingExit(ctx context.Context, opts SidecarOptions) (*Process, error) {
+	opts = opts.withDefaults()
+	kubeconfig, err := s.sidecarKubeconfig(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	s.exitingSidecars++
+	name := fmt.Sprintf("csi-provisioner-exiting-%d", s.exitingSidecars)
+	return s.sidecarProcess(ctx, name, opts.args(s.socket, kubeconfig, s.namespace), opts.Env, kubeconfig)
+}
+
 func (s *Stack) startSidecar(ctx context.Context, name string, args, env []string, kubeconfig string) (*Process, error) {
-	p, err := StartProcess(ctx, ProcessOptions{
+	p, err := s.sidecarProcess(ctx, name, args, env, kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	s.sidecars = append(s.sidecars, p)
+	return p, nil
+}
+
+func (s *Stack) sidecarProcess(ctx context.Context, name string, args, env []string, kubeconfig string) (*Process, error) {
+	return StartProcess(ctx, ProcessOptions{
 		Name: name,
 		Path: filepath.Join(s.binDir, "csi-provisioner"),
 		Args: args,
@@ -205,9 +229,4 @@ func (s *Stack) startSidecar(ctx context.Context, name string, args, env []strin
 		Env:     append([]string{"KUBECONFIG=" + kubeconfig}, env...),
 		LogFile: filepath.Join(s.workDir, name+".log"),
 	})
-	if err != nil {
-		return nil, err
-	}
-	s.sidecars = append(s.sidecars, p)
-	return p, nil
 }

@@ -55,12 +55,15 @@ type Stack struct {
 	socket     string
 	stateFile  string
 
-	cluster     *Cluster
-	driver      *Process
-	driverOpts  DriverOptions
-	sidecars    []*Process
-	rbac        *RBACInstall
-	sidecarUser string
+	cluster    *Cluster
+	driver     *Process
+	driverOpts DriverOptions
+	sidecars   []*Process
+	// exitingSidecars counts StartSidecarExpectingExit's processes, to
+	// name their logs.
+	exitingSidecars int
+	rbac            *RBACInstall
+	sidecarUser     string
 	// rbacManifest is the main RBAC manifest installed, relative to the
 	// repository root unless absolute.
 	rbacManifest string
