@@ -3,8 +3,9 @@ package provisioning
 import v1 "k8s.io/api/core/v1"
 
 const (
-	snapshotAPIGroup = "snapshot.storage.k8s.io"
-	snapshotKind     = "VolumeSnapshot"
+	// SnapshotAPIGroup and SnapshotKind name a VolumeSnapshot data source.
+	SnapshotAPIGroup = "snapshot.storage.k8s.io"
+	SnapshotKind     = "VolumeSnapshot"
 	claimKind        = "PersistentVolumeClaim"
 )
 
@@ -21,7 +22,7 @@ func (d DataSource) IsClaim() bool { return d.APIGroup == "" && d.Kind == claimK
 
 // IsSnapshot tells whether the source is a VolumeSnapshot to restore.
 func (d DataSource) IsSnapshot() bool {
-	return d.APIGroup == snapshotAPIGroup && d.Kind == snapshotKind
+	return d.APIGroup == SnapshotAPIGroup && d.Kind == SnapshotKind
 }
 
 // DataSourceOf returns the claim's data source, nil when it has none.
@@ -54,6 +55,16 @@ func DataSourceOf(claim *v1.PersistentVolumeClaim) *DataSource {
 func ClonedClaim(claim *v1.PersistentVolumeClaim) (namespace, name string, ok bool) {
 	ds := DataSourceOf(claim)
 	if ds == nil || !ds.IsClaim() {
+		return "", "", false
+	}
+	return ds.Namespace, ds.Name, true
+}
+
+// RestoredSnapshot returns the namespace and name of the VolumeSnapshot a
+// claim is restored from, and false when it restores none.
+func RestoredSnapshot(claim *v1.PersistentVolumeClaim) (namespace, name string, ok bool) {
+	ds := DataSourceOf(claim)
+	if ds == nil || !ds.IsSnapshot() {
 		return "", "", false
 	}
 	return ds.Namespace, ds.Name, true

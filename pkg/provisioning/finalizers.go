@@ -8,3 +8,9 @@ const (
 	// CreateVolume for it may be running, so its volume is never forgotten.
 	ProvisioningProtectionFinalizer = "provisioner.storage.kubernetes.io/provisioning-protection"
 )
+
+// SnapshotSourceProtectionFinalizer keeps a VolumeSnapshot from being
+// deleted while a volume may still be restored from it. Upstream
+// external-provisioner (v6.2 and later) uses the same name, so a swap in
+// either direction releases what the other put on.
+const SnapshotSourceProtectionFinalizer = "provisioner.storage.kubernetes.io/volumesnapshot-as-source-protection"
