@@ -2,6 +2,7 @@ package controller
 
 import (
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/csi-protect/external-provisioner/pkg/provisioning"
 )
@@ -17,4 +18,12 @@ type CallTracker interface {
 	End(uid types.UID, state provisioning.CallState)
 	// Forget drops the record of a claim whose volume is gone.
 	Forget(uid types.UID)
+}
+
+// SourceReaders is where the provisioner records the restores it runs, so
+// that the snapshot protection controller keeps their source snapshots. A
+// provisioning.Readers fits; cmd/csi-provisioner hands the same one to both.
+type SourceReaders interface {
+	Begin(source cache.ObjectName)
+	End(source cache.ObjectName)
 }

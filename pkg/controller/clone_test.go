@@ -133,7 +133,7 @@ func TestCloneRefusals(t *testing.T) {
 		{"other namespace", func(_ *v1.PersistentVolumeClaim, _ *v1.PersistentVolume, c *v1.PersistentVolumeClaim) {
 			ns := "team-b"
 			c.Spec.DataSourceRef = &v1.TypedObjectReference{Kind: "PersistentVolumeClaim", Name: "golden", Namespace: &ns}
-		}, nil, "cross-namespace data sources are not supported"},
+		}, nil, "CrossNamespaceVolumeDataSource feature gate is off"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -169,23 +169,6 @@ func TestCloneRefusesVolumeWithoutContentSource(t *testing.T) {
 	}
 	if len(e.csi.deletes) != 1 || e.csi.deletes[0].VolumeId != "empty" {
 		t.Fatalf("deletes = %v, want the empty volume deleted", e.csi.deletes)
-	}
-}
-
-func TestSnapshotSourceIsRefusedNotSilentlyEmpty(t *testing.T) {
-	claim := newClaim("restore", "1Gi")
-	group := "snapshot.storage.k8s.io"
-	claim.Spec.DataSource = &v1.TypedLocalObjectReference{APIGroup: &group, Kind: "VolumeSnapshot", Name: "snap"}
-	e := newEnv(t, envObjects{})
-	if !e.prov.ShouldProvision(context.Background(), claim) {
-		t.Fatal("a snapshot claim must reach Provision so that it gets an event")
-	}
-	_, _, err := e.provision(t, claim, newClass(nil), nil)
-	if err == nil || !strings.Contains(err.Error(), "not supported") {
-		t.Fatalf("err = %v, want a not-supported error", err)
-	}
-	if len(e.csi.creates) != 0 {
-		t.Fatal("CreateVolume must not be called for a snapshot source")
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
+	snapv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
@@ -21,23 +22,40 @@ func isPopulatorClaim(claim *v1.PersistentVolumeClaim) bool {
 	return ds != nil && !ds.IsClaim() && !ds.IsSnapshot()
 }
 
-// contentSource checks that a claim may be cloned into the new claim and
-// returns the CSI content source that names its volume. It never returns a
-// volume that would be silently empty: every refusal is an error. Whether
-// the source is being deleted is Provision's to check.
-func (p *Provisioner) contentSource(ctx context.Context, claim *v1.PersistentVolumeClaim) (*csi.VolumeContentSource, *v1.PersistentVolumeClaim, error) {
+// contentSource checks the claim's data source and returns the CSI content
+// source that names it, with the source claim of a clone or the snapshot of
+// a restore. It never returns a volume that would be silently empty: every
+// refusal is an error. Whether the source is being deleted is Provision's
+// to check.
+func (p *Provisioner) contentSource(ctx context.Context, claim *v1.PersistentVolumeClaim) (*csi.VolumeContentSource, sources, error) {
 	ds := provisioning.DataSourceOf(claim)
 	switch {
 	case ds == nil:
-		return nil, nil, nil
-	case ds.IsSnapshot():
-		return nil, nil, fmt.Errorf("data source %s %s/%s: VolumeSnapshot data sources are not supported by this release", ds.Kind, ds.Namespace, ds.Name)
-	case !ds.IsClaim():
-		return nil, nil, &controller.IgnoredError{Reason: fmt.Sprintf("data source kind %q of API group %q is left to its volume populator", ds.Kind, ds.APIGroup)}
+		return nil, sources{}, nil
+	case !ds.IsClaim() && !ds.IsSnapshot():
+		return nil, sources{}, &controller.IgnoredError{Reason: fmt.Sprintf("data source kind %q of API group %q is left to its volume populator", ds.Kind, ds.APIGroup)}
 	}
-	if ds.Namespace != claim.Namespace {
-		return nil, nil, fmt.Errorf("data source claim %s/%s is in another namespace: cross-namespace data sources are not supported by this release", ds.Namespace, ds.Name)
+	if err := p.crossNamespaceAllowed(claim, ds); err != nil {
+		return nil, sources{}, err
 	}
+	if ds.IsSnapshot() {
+		source, snapshot, err := p.snapshotSource(ctx, claim, ds)
+		return source, sources{snapshot: snapshot}, err
+	}
+	source, clone, err := p.cloneSource(claim, ds)
+	return source, sources{claim: clone}, err
+}
+
+// sources are the objects a claim's volume is filled from, protected while
+// it is created.
+type sources struct {
+	claim    *v1.PersistentVolumeClaim
+	snapshot *snapv1.VolumeSnapshot
+}
+
+// cloneSource checks that a claim may be cloned into the new claim and
+// returns the CSI content source that names its volume.
+func (p *Provisioner) cloneSource(claim *v1.PersistentVolumeClaim, ds *provisioning.DataSource) (*csi.VolumeContentSource, *v1.PersistentVolumeClaim, error) {
 	if !p.opts.ControllerCapabilities[csi.ControllerServiceCapability_RPC_CLONE_VOLUME] {
 		return nil, nil, fmt.Errorf("data source claim %s/%s: driver %s does not support cloning", ds.Namespace, ds.Name, p.opts.DriverName)
 	}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
 	"github.com/kubernetes-csi/csi-lib-utils/rpc"
+	snapv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
+	snapfake "github.com/kubernetes-csi/external-snapshotter/client/v8/clientset/versioned/fake"
 	"google.golang.org/grpc"
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -21,6 +23,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/component-base/metrics"
+	gatewayv1beta1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 
 	"github.com/csi-protect/external-provisioner/pkg/provisioning"
@@ -83,11 +86,13 @@ func (f *fakeCSI) lastCreate(t *testing.T) *csi.CreateVolumeRequest {
 
 // env is a provisioner on a fake clientset whose listers read the given objects.
 type env struct {
-	client   *fake.Clientset
-	csi      *fakeCSI
-	recorder *record.FakeRecorder
-	opts     Options
-	prov     *Provisioner
+	client     *fake.Clientset
+	snapClient *snapfake.Clientset
+	readers    *provisioning.Readers
+	csi        *fakeCSI
+	recorder   *record.FakeRecorder
+	opts       Options
+	prov       *Provisioner
 }
 
 type envObjects struct {
@@ -98,6 +103,11 @@ type envObjects struct {
 	csiNodes    []*storagev1.CSINode
 	attachments []*storagev1.VolumeAttachment
 	secrets     []*v1.Secret
+	// snapshots and contents are served by the snapshot client; grants by
+	// the ReferenceGrant lister.
+	snapshots []*snapv1.VolumeSnapshot
+	contents  []*snapv1.VolumeSnapshotContent
+	grants    []*gatewayv1beta1.ReferenceGrant
 }
 
 func newEnv(t testing.TB, objs envObjects, mutate ...func(*Options)) *env {
@@ -134,24 +144,46 @@ func newEnv(t testing.TB, objs envObjects, mutate ...func(*Options)) *env {
 	for _, o := range objs.secrets {
 		all = append(all, o)
 	}
-	e := &env{client: fake.NewClientset(all...), csi: &fakeCSI{}, recorder: record.NewFakeRecorder(100)}
+	var snapObjects []runtime.Object
+	for _, o := range objs.snapshots {
+		snapObjects = append(snapObjects, o)
+	}
+	for _, o := range objs.contents {
+		snapObjects = append(snapObjects, o)
+	}
+	grants := indexer()
+	for _, o := range objs.grants {
+		if err := grants.Add(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := &env{
+		client: fake.NewClientset(all...), snapClient: snapfake.NewSimpleClientset(snapObjects...),
+		csi: &fakeCSI{}, recorder: record.NewFakeRecorder(100), readers: provisioning.NewReaders(),
+	}
 	e.opts = Options{
-		DriverName:             testDriver,
-		Identity:               "1700000000000-1234-" + testDriver,
-		Client:                 e.client,
-		CSIClient:              e.csi,
-		EventRecorder:          e.recorder,
-		Calls:                  provisioning.NewTracker(),
-		ClaimLister:            corelisters.NewPersistentVolumeClaimLister(claims),
-		VolumeLister:           corelisters.NewPersistentVolumeLister(volumes),
-		ClassLister:            storagelisters.NewStorageClassLister(classes),
-		NodeLister:             corelisters.NewNodeLister(nodes),
-		CSINodeLister:          storagelisters.NewCSINodeLister(csiNodes),
-		VolumeAttachmentLister: storagelisters.NewVolumeAttachmentLister(vas),
-		PluginCapabilities:     rpc.PluginCapabilitySet{csi.PluginCapability_Service_CONTROLLER_SERVICE: true},
+		DriverName:                  testDriver,
+		Identity:                    "1700000000000-1234-" + testDriver,
+		Client:                      e.client,
+		CSIClient:                   e.csi,
+		EventRecorder:               e.recorder,
+		Calls:                       provisioning.NewTracker(),
+		SnapshotClient:              e.snapClient,
+		ProtectSnapshotSources:      true,
+		SnapshotReaders:             e.readers,
+		ReferenceGrants:             ReferenceGrantIndex(grants),
+		PreventVolumeModeConversion: true,
+		ClaimLister:                 corelisters.NewPersistentVolumeClaimLister(claims),
+		VolumeLister:                corelisters.NewPersistentVolumeLister(volumes),
+		ClassLister:                 storagelisters.NewStorageClassLister(classes),
+		NodeLister:                  corelisters.NewNodeLister(nodes),
+		CSINodeLister:               storagelisters.NewCSINodeLister(csiNodes),
+		VolumeAttachmentLister:      storagelisters.NewVolumeAttachmentLister(vas),
+		PluginCapabilities:          rpc.PluginCapabilitySet{csi.PluginCapability_Service_CONTROLLER_SERVICE: true},
 		ControllerCapabilities: rpc.ControllerCapabilitySet{
-			csi.ControllerServiceCapability_RPC_CREATE_DELETE_VOLUME: true,
-			csi.ControllerServiceCapability_RPC_CLONE_VOLUME:         true,
+			csi.ControllerServiceCapability_RPC_CREATE_DELETE_VOLUME:   true,
+			csi.ControllerServiceCapability_RPC_CLONE_VOLUME:           true,
+			csi.ControllerServiceCapability_RPC_CREATE_DELETE_SNAPSHOT: true,
 		},
 		Timeout:              10 * time.Second,
 		VolumeNamePrefix:     "pvc",

@@ -5,10 +5,12 @@ import (
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
 	"github.com/kubernetes-csi/csi-lib-utils/rpc"
+	snapclient "github.com/kubernetes-csi/external-snapshotter/client/v8/clientset/versioned"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	storagelisters "k8s.io/client-go/listers/storage/v1"
 	"k8s.io/client-go/tools/record"
+	gatewayv1beta1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 )
 
 // Features are the feature gates the provisioner acts on, read once at start-up.
@@ -19,6 +21,9 @@ type Features struct {
 	// ProvisioningProtection puts a finalizer on a claim before CreateVolume
 	// so that a claim deleted meanwhile never leaks its volume.
 	ProvisioningProtection bool
+	// CrossNamespaceVolumeDataSource lets a claim's dataSourceRef name a
+	// source in another namespace that a ReferenceGrant there allows.
+	CrossNamespaceVolumeDataSource bool
 }
 
 // Options configure a CSI provisioner. Every dependency is injected so tests
@@ -33,6 +38,20 @@ type Options struct {
 
 	Client    kubernetes.Interface
 	CSIClient csi.ControllerClient
+	// SnapshotClient reads the VolumeSnapshots claims are restored from and
+	// writes their source-protection finalizer; nil refuses restores.
+	SnapshotClient snapclient.Interface
+	// ProtectSnapshotSources puts the source-protection finalizer on a
+	// snapshot before restoring from it. Off when nothing could remove it
+	// again (no snapshot protection controller runs): restores then go on
+	// unprotected, with an event.
+	ProtectSnapshotSources bool
+	// SnapshotReaders records the restores running, for the snapshot
+	// protection controller; needed with SnapshotClient.
+	SnapshotReaders SourceReaders
+	// ReferenceGrants is read for cross-namespace data sources only;
+	// nil refuses them (the gate is off, or ReferenceGrants are not served).
+	ReferenceGrants ReferenceGrants
 	// EventRecorder posts events beyond the lib's own.
 	EventRecorder record.EventRecorder
 	// Calls records CreateVolume calls for the claim protection controller.
@@ -61,8 +80,17 @@ type Options struct {
 	DefaultFSType        string
 	// ControllerPublishReadOnly marks PVs of ReadOnlyMany claims read-only.
 	ControllerPublishReadOnly bool
+	// PreventVolumeModeConversion refuses to restore a snapshot of a block
+	// volume into a filesystem claim, or the reverse, unless the snapshot
+	// content allows it (--prevent-volume-mode-conversion).
+	PreventVolumeModeConversion bool
 
 	Features Features
 	// Metrics of provisioning protection; nil gives unregistered ones.
 	Metrics *Metrics
+}
+
+// ReferenceGrants reads the cached ReferenceGrants of a namespace.
+type ReferenceGrants interface {
+	List(namespace string) ([]*gatewayv1beta1.ReferenceGrant, error)
 }

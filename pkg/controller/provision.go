@@ -8,6 +8,7 @@ import (
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 
@@ -42,10 +43,13 @@ func (p *Provisioner) Provision(ctx context.Context, o controller.ProvisionOptio
 	if err != nil {
 		return nil, prepareState(err), err
 	}
-	if src := prep.cloneSource; src != nil && src.DeletionTimestamp != nil {
-		// Checked here, not in prepare: a replay of an earlier call must
-		// rebuild its request whatever became of the source since.
+	// Checked here, not in prepare: a replay of an earlier call must
+	// rebuild its request whatever became of the source since.
+	if src := prep.sources.claim; src != nil && src.DeletionTimestamp != nil {
 		return nil, controller.ProvisioningNoChange, fmt.Errorf("data source claim %s/%s is being deleted", src.Namespace, src.Name)
+	}
+	if err := restorableWhileDeleted(prep.sources.snapshot); err != nil {
+		return nil, controller.ProvisioningNoChange, err
 	}
 
 	previous, ok := p.calls.Begin(claim.UID)
@@ -60,8 +64,18 @@ func (p *Provisioner) Provision(ctx context.Context, o controller.ProvisionOptio
 			return nil, controller.ProvisioningNoChange, err
 		}
 	}
-	if prep.cloneSource != nil {
-		if err := p.protectCloneSource(ctx, prep.cloneSource); err != nil {
+	if prep.sources.claim != nil {
+		if err := p.protectCloneSource(ctx, prep.sources.claim); err != nil {
+			return nil, controller.ProvisioningNoChange, err
+		}
+	}
+	if snapshot := prep.sources.snapshot; snapshot != nil {
+		// Counted before the finalizer is written, so that the snapshot
+		// protection controller never sees it unread while the call runs.
+		source := cache.MetaObjectToName(snapshot)
+		p.opts.SnapshotReaders.Begin(source)
+		defer p.opts.SnapshotReaders.End(source)
+		if err := p.protectSnapshotSource(ctx, claim, snapshot); err != nil {
 			return nil, controller.ProvisioningNoChange, err
 		}
 	}
@@ -146,10 +160,10 @@ func outcomeOf(state controller.ProvisioningState) provisioning.CallState {
 
 // prepared is what prepare derives from a claim before CreateVolume.
 type prepared struct {
-	fsType      string
-	secrets     pvSecrets
-	topology    bool
-	cloneSource *v1.PersistentVolumeClaim
+	fsType   string
+	secrets  pvSecrets
+	topology bool
+	sources  sources
 }
 
 func (p *Provisioner) prepare(ctx context.Context, o controller.ProvisionOptions) (*csi.CreateVolumeRequest, *prepared, error) {
@@ -221,7 +235,7 @@ func (p *Provisioner) prepare(ctx context.Context, o controller.ProvisionOptions
 		}
 	}
 
-	if req.VolumeContentSource, prep.cloneSource, err = p.contentSource(ctx, claim); err != nil {
+	if req.VolumeContentSource, prep.sources, err = p.contentSource(ctx, claim); err != nil {
 		return nil, nil, err
 	}
 	return req, prep, nil

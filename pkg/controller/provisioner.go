@@ -44,6 +44,8 @@ func New(opts Options) (*Provisioner, error) {
 		return nil, errors.New("provisioner with topology needs Node and CSINode listers")
 	case opts.Calls == nil:
 		return nil, errors.New("provisioner needs a call tracker")
+	case opts.SnapshotClient != nil && opts.SnapshotReaders == nil:
+		return nil, errors.New("provisioner with a snapshot client needs a record of snapshot readers")
 	case opts.EventRecorder == nil:
 		return nil, errors.New("provisioner needs an event recorder")
 	case opts.Timeout <= 0:

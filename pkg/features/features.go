@@ -78,7 +78,6 @@ var specs = map[featuregate.Feature]featuregate.FeatureSpec{
 // but Validate refuses to let them be on. Remove an entry when its feature
 // lands.
 var NotBuilt = []featuregate.Feature{
-	CrossNamespaceVolumeDataSource,
 	VolumeAttributesClass,
 }
 
