@@ -68,16 +68,14 @@ type config struct {
 	immediateTopology         bool
 	defaultFSType             string
 	controllerPublishReadOnly bool
-	// preventVolumeModeConversion is accepted but not passed on: this
-	// release refuses VolumeSnapshot data sources, the only source whose
-	// volume mode it guards.
+	// preventVolumeModeConversion refuses restores that change a snapshot's
+	// volume mode unless its content allows it.
 	preventVolumeModeConversion bool
 
 	gates featuregate.MutableVersionedFeatureGate
 
-	// snapshotOrphanSweepInterval is upstream v6.3's period of the sweep of
-	// orphaned volumesnapshot-as-source-protection finalizers. Accepted; this
-	// release restores no snapshot, so it puts no such finalizer anywhere.
+	// snapshotOrphanSweepInterval is the period of the sweep of orphaned
+	// volumesnapshot-as-source-protection finalizers; zero sweeps never.
 	snapshotOrphanSweepInterval time.Duration
 
 	// Capacity tracking and node deployment are not built: enableCapacity

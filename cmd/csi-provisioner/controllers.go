@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
+	snapclient "github.com/kubernetes-csi/external-snapshotter/client/v8/clientset/versioned"
 	"google.golang.org/grpc"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
@@ -31,24 +33,30 @@ import (
 	"github.com/csi-protect/external-provisioner/pkg/provisioning"
 	"github.com/csi-protect/external-provisioner/pkg/pvcprotection"
 	"github.com/csi-protect/external-provisioner/pkg/pvprotection"
+	"github.com/csi-protect/external-provisioner/pkg/snapshotprotection"
 )
 
 // controllersOptions is what the controllers are built from.
 type controllersOptions struct {
-	Config        *config
-	Client        kubernetes.Interface
-	LocalClient   versioned.Interface
-	Conn          *grpc.ClientConn
-	Driver        *csiconn.DriverInfo
-	Identity      string
-	EventRecorder record.EventRecorder
-	Metrics       libmetrics.Metrics
+	Config      *config
+	Client      kubernetes.Interface
+	LocalClient versioned.Interface
+	// SnapshotClient and GatewayClient read restore sources and
+	// ReferenceGrants.
+	SnapshotClient snapclient.Interface
+	DynamicClient  dynamic.Interface
+	Conn           *grpc.ClientConn
+	Driver         *csiconn.DriverInfo
+	Identity       string
+	EventRecorder  record.EventRecorder
+	Metrics        libmetrics.Metrics
 	// The controllers' metrics, registered by the caller.
-	ProvisionerMetrics     *controller.Metrics
-	ClaimProtectionMetrics *claimprotection.Metrics
-	PVProtectionMetrics    *pvprotection.Metrics
-	PVCProtectionMetrics   *pvcprotection.Metrics
-	CleanupMetrics         *cleanup.Metrics
+	ProvisionerMetrics        *controller.Metrics
+	ClaimProtectionMetrics    *claimprotection.Metrics
+	SnapshotProtectionMetrics *snapshotprotection.Metrics
+	PVProtectionMetrics       *pvprotection.Metrics
+	PVCProtectionMetrics      *pvcprotection.Metrics
+	CleanupMetrics            *cleanup.Metrics
 }
 
 // controllers are the provisioning and claim protection controllers and
@@ -58,6 +66,9 @@ type controllers struct {
 	provisioning           *libcontroller.ProvisionController
 	claimProtection        *claimprotection.Controller
 	claimProtectionThreads int
+	// dataSources holds the snapshot protection controller and the
+	// snapshot and ReferenceGrant informers, when they run.
+	dataSources *dataSources
 
 	// pvProtection and pvcProtection are nil unless their gate is on.
 	pvProtection            *pvprotection.Controller
@@ -72,8 +83,9 @@ type controllers struct {
 // featuresFrom reads the provisioner's gates once; it never sees the gate.
 func featuresFrom(gate featuregate.FeatureGate) controller.Features {
 	return controller.Features{
-		Topology:               gate.Enabled(features.Topology),
-		ProvisioningProtection: gate.Enabled(features.ProvisioningProtection),
+		Topology:                       gate.Enabled(features.Topology),
+		ProvisioningProtection:         gate.Enabled(features.ProvisioningProtection),
+		CrossNamespaceVolumeDataSource: gate.Enabled(features.CrossNamespaceVolumeDataSource),
 	}
 }
 
@@ -112,32 +124,49 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 	// One tracker of CreateVolume calls, which the provisioner writes and
 	// the claim protection controller reads.
 	calls := provisioning.NewTracker()
+	sources, err := newDataSources(ctx, dataSourcesOptions{
+		Config:            cfg,
+		Client:            o.Client,
+		SnapshotClient:    o.SnapshotClient,
+		DynamicClient:     o.DynamicClient,
+		RestoresSupported: restoresSupported(o.Driver.ControllerCapabilities),
+		Claims:            claims,
+		Controllers:       o,
+	})
+	if err != nil {
+		return nil, err
+	}
 
 	provisioner, err := controller.New(controller.Options{
-		DriverName:                o.Driver.Name,
-		Identity:                  o.Identity,
-		Client:                    o.Client,
-		CSIClient:                 csi.NewControllerClient(o.Conn),
-		EventRecorder:             o.EventRecorder,
-		Calls:                     calls,
-		ClaimLister:               claims.Lister(),
-		VolumeLister:              volumes.Lister(),
-		ClassLister:               classes.Lister(),
-		NodeLister:                nodes,
-		CSINodeLister:             csiNodes,
-		VolumeAttachmentLister:    factory.Storage().V1().VolumeAttachments().Lister(),
-		PluginCapabilities:        o.Driver.PluginCapabilities,
-		ControllerCapabilities:    o.Driver.ControllerCapabilities,
-		Timeout:                   cfg.timeout,
-		VolumeNamePrefix:          cfg.volumeNamePrefix,
-		VolumeNameUUIDLength:      cfg.volumeNameUUIDLength,
-		ExtraCreateMetadata:       cfg.extraCreateMetadata,
-		StrictTopology:            cfg.strictTopology,
-		ImmediateTopology:         cfg.immediateTopology,
-		DefaultFSType:             cfg.defaultFSType,
-		ControllerPublishReadOnly: cfg.controllerPublishReadOnly,
-		Features:                  feats,
-		Metrics:                   o.ProvisionerMetrics,
+		DriverName:                  o.Driver.Name,
+		Identity:                    o.Identity,
+		Client:                      o.Client,
+		CSIClient:                   csi.NewControllerClient(o.Conn),
+		EventRecorder:               o.EventRecorder,
+		Calls:                       calls,
+		SnapshotClient:              o.SnapshotClient,
+		ProtectSnapshotSources:      sources.protectSnapshots,
+		SnapshotReaders:             sources.readers,
+		ReferenceGrants:             sources.referenceGrants,
+		PreventVolumeModeConversion: cfg.preventVolumeModeConversion,
+		ClaimLister:                 claims.Lister(),
+		VolumeLister:                volumes.Lister(),
+		ClassLister:                 classes.Lister(),
+		NodeLister:                  nodes,
+		CSINodeLister:               csiNodes,
+		VolumeAttachmentLister:      factory.Storage().V1().VolumeAttachments().Lister(),
+		PluginCapabilities:          o.Driver.PluginCapabilities,
+		ControllerCapabilities:      o.Driver.ControllerCapabilities,
+		Timeout:                     cfg.timeout,
+		VolumeNamePrefix:            cfg.volumeNamePrefix,
+		VolumeNameUUIDLength:        cfg.volumeNameUUIDLength,
+		ExtraCreateMetadata:         cfg.extraCreateMetadata,
+		StrictTopology:              cfg.strictTopology,
+		ImmediateTopology:           cfg.immediateTopology,
+		DefaultFSType:               cfg.defaultFSType,
+		ControllerPublishReadOnly:   cfg.controllerPublishReadOnly,
+		Features:                    feats,
+		Metrics:                     o.ProvisionerMetrics,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating provisioner: %w", err)
@@ -183,6 +212,7 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 		provisioning:              provisioning,
 		claimProtection:           claimProtection,
 		claimProtectionThreads:    int(cfg.claimProtectionThreads),
+		dataSources:               sources,
 		volumeProtectionThreads:   int(cfg.volumeProtectionThreads),
 		localVolumeCleanupThreads: int(cfg.localVolumeCleanupThreads),
 	}
@@ -243,17 +273,25 @@ func (c *controllers) run(ctx context.Context) {
 	logger := klog.FromContext(ctx)
 
 	c.factory.Start(ctx.Done())
+	c.dataSources.start(ctx)
 	// Shutdown waits for the informer goroutines, which end with ctx.
 	defer c.factory.Shutdown()
+	defer c.dataSources.shutdown()
 	for typ, synced := range c.factory.WaitForCacheSync(ctx.Done()) {
 		if !synced {
 			logger.Info("Stopped before the informer cache synced", "type", typ.String())
 			return
 		}
 	}
+	if !c.dataSources.synced(ctx) {
+		return
+	}
 
 	var wg sync.WaitGroup
 	wg.Go(func() { c.claimProtection.Run(ctx, c.claimProtectionThreads) })
+	if ctrl := c.dataSources.snapshotProtection; ctrl != nil {
+		wg.Go(func() { ctrl.Run(ctx, c.claimProtectionThreads) })
+	}
 	if c.pvProtection != nil {
 		wg.Go(func() { c.pvProtection.Run(ctx, c.volumeProtectionThreads) })
 	}

@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 
+	snapclient "github.com/kubernetes-csi/external-snapshotter/client/v8/clientset/versioned"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
@@ -36,6 +38,11 @@ type kubeClients struct {
 	// resources have no protobuf); it shares the core client's rate limit
 	// settings.
 	local versioned.Interface
+	// snapshots reads the VolumeSnapshots claims are restored from; dynamic
+	// watches ReferenceGrants. Custom resources speak JSON; each client has
+	// the core client's rate limit settings, as upstream's have.
+	snapshots snapclient.Interface
+	dynamic   dynamic.Interface
 }
 
 func newKubeClients(rc *rest.Config) (*kubeClients, error) {
@@ -53,5 +60,13 @@ func newKubeClients(rc *rest.Config) (*kubeClients, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating LocalVolume client: %w", err)
 	}
-	return &kubeClients{core: core, election: election, local: local}, nil
+	snapshots, err := snapclient.NewForConfig(rc)
+	if err != nil {
+		return nil, fmt.Errorf("creating VolumeSnapshot client: %w", err)
+	}
+	dyn, err := dynamic.NewForConfig(rc)
+	if err != nil {
+		return nil, fmt.Errorf("creating ReferenceGrant client: %w", err)
+	}
+	return &kubeClients{core: core, election: election, local: local, snapshots: snapshots, dynamic: dyn}, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/csi-protect/external-provisioner/pkg/localvolume/cleanup"
 	"github.com/csi-protect/external-provisioner/pkg/pvcprotection"
 	"github.com/csi-protect/external-provisioner/pkg/pvprotection"
+	"github.com/csi-protect/external-provisioner/pkg/snapshotprotection"
 )
 
 // runMetrics are one run's metrics, in a registry of the run's own: a
@@ -20,13 +21,14 @@ import (
 // registers a metric twice. Every family is served even while its gate is
 // off, at zero, so dashboards need not know the gates.
 type runMetrics struct {
-	registry        k8smetrics.KubeRegistry
-	lib             libmetrics.Metrics
-	provisioner     *controller.Metrics
-	claimProtection *claimprotection.Metrics
-	pvProtection    *pvprotection.Metrics
-	pvcProtection   *pvcprotection.Metrics
-	cleanup         *cleanup.Metrics
+	registry           k8smetrics.KubeRegistry
+	lib                libmetrics.Metrics
+	provisioner        *controller.Metrics
+	claimProtection    *claimprotection.Metrics
+	pvProtection       *pvprotection.Metrics
+	pvcProtection      *pvcprotection.Metrics
+	cleanup            *cleanup.Metrics
+	snapshotProtection *snapshotprotection.Metrics
 }
 
 func newRunMetrics() *runMetrics {
@@ -34,12 +36,13 @@ func newRunMetrics() *runMetrics {
 		registry: k8smetrics.NewKubeRegistry(),
 		// The provisioning library's counters
 		// (controller_persistentvolumeclaim_provision_total and friends).
-		lib:             libmetrics.New("controller"),
-		provisioner:     controller.NewMetrics(),
-		claimProtection: claimprotection.NewMetrics(),
-		pvProtection:    pvprotection.NewMetrics(),
-		pvcProtection:   pvcprotection.NewMetrics(),
-		cleanup:         cleanup.NewMetrics(),
+		lib:                libmetrics.New("controller"),
+		provisioner:        controller.NewMetrics(),
+		claimProtection:    claimprotection.NewMetrics(),
+		pvProtection:       pvprotection.NewMetrics(),
+		pvcProtection:      pvcprotection.NewMetrics(),
+		cleanup:            cleanup.NewMetrics(),
+		snapshotProtection: snapshotprotection.NewMetrics(),
 	}
 	m.registry.RawMustRegister(
 		m.lib.PersistentVolumeClaimProvisionTotal,
@@ -54,6 +57,7 @@ func newRunMetrics() *runMetrics {
 	m.registry.MustRegister(m.pvProtection.Registerables()...)
 	m.registry.MustRegister(m.pvcProtection.Registerables()...)
 	m.registry.MustRegister(m.cleanup.Registerables()...)
+	m.registry.MustRegister(m.snapshotProtection.Registerables()...)
 	return m
 }
 

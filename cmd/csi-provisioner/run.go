@@ -52,20 +52,23 @@ func run(ctx context.Context, cfg *config) error {
 	defer recorder.Stop()
 
 	ctrls, err := newControllers(ctx, controllersOptions{
-		Config:        cfg,
-		Client:        clients.core,
-		LocalClient:   clients.local,
-		Conn:          conn,
-		Driver:        driver,
-		Identity:      identity,
-		EventRecorder: recorder,
-		Metrics:       runMetrics.lib,
+		Config:         cfg,
+		Client:         clients.core,
+		LocalClient:    clients.local,
+		SnapshotClient: clients.snapshots,
+		DynamicClient:  clients.dynamic,
+		Conn:           conn,
+		Driver:         driver,
+		Identity:       identity,
+		EventRecorder:  recorder,
+		Metrics:        runMetrics.lib,
 
-		ProvisionerMetrics:     runMetrics.provisioner,
-		ClaimProtectionMetrics: runMetrics.claimProtection,
-		PVProtectionMetrics:    runMetrics.pvProtection,
-		PVCProtectionMetrics:   runMetrics.pvcProtection,
-		CleanupMetrics:         runMetrics.cleanup,
+		ProvisionerMetrics:        runMetrics.provisioner,
+		ClaimProtectionMetrics:    runMetrics.claimProtection,
+		SnapshotProtectionMetrics: runMetrics.snapshotProtection,
+		PVProtectionMetrics:       runMetrics.pvProtection,
+		PVCProtectionMetrics:      runMetrics.pvcProtection,
+		CleanupMetrics:            runMetrics.cleanup,
 	})
 	if err != nil {
 		return err
