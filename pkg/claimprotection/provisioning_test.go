@@ -56,6 +56,21 @@ func TestProvisioningProtectionGoesOnceTheClaimIsBound(t *testing.T) {
 	eventually(t, "finalizers removed = 1", func() bool { return e.metric(t, "finalizers_removed_total") == 1 })
 }
 
+func TestARestoresRecordedHandleGoesWithTheFinalizer(t *testing.T) {
+	claim := heldClaim()
+	claim.Annotations = map[string]string{provisioning.AnnRestoredSnapshotHandle: "snap-handle", "keep": "me"}
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{claim}, volumes: []*v1.PersistentVolume{pvOf(claim)}})
+	e.run(t)
+	e.update(t, "db", func(c *v1.PersistentVolumeClaim) {
+		c.Spec.VolumeName = "pvc-uid-db"
+		c.Status.Phase = v1.ClaimBound
+	})
+	eventually(t, "the finalizer to go", released(t, e))
+	if got := e.claim(t, "db").Annotations; got[provisioning.AnnRestoredSnapshotHandle] != "" || got["keep"] != "me" {
+		t.Fatalf("annotations = %v; want the handle gone with the finalizer, others kept", got)
+	}
+}
+
 func TestProvisioningProtectionStaysOnALiveClaimWithoutPV(t *testing.T) {
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{heldClaim()}})
 	if err := e.sync(t, "db"); err != nil {

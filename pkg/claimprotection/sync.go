@@ -61,7 +61,13 @@ func (c *Controller) sync(ctx context.Context, key cache.ObjectName) (reconcile.
 	}
 
 	wasHeld := c.holds.IsHeld(claim.UID)
-	wrote, err := finalizer.Write(ctx, finalizer.PersistentVolumeClaims(c.client), claim, finalizer.Change{Remove: remove})
+	change := finalizer.Change{Remove: remove}
+	if releasing {
+		// The handle of a restore is needed only while its call may be
+		// replayed.
+		change.RemoveAnnotations = []string{provisioning.AnnRestoredSnapshotHandle}
+	}
+	wrote, err := finalizer.Write(ctx, finalizer.PersistentVolumeClaims(c.client), claim, change)
 	if apierrors.IsNotFound(err) {
 		return reconcile.Done, syncErr
 	}

@@ -127,5 +127,26 @@ func (p *Provisioner) abandonedRequest(ctx context.Context, claim *v1.Persistent
 		node, _ = p.opts.NodeLister.Get(name)
 	}
 	req, _, err := p.prepare(ctx, controller.ProvisionOptions{StorageClass: class, PVC: claim, SelectedNode: node})
-	return req, err
+	handle := claim.Annotations[provisioning.AnnRestoredSnapshotHandle]
+	if err == nil || handle == "" {
+		return req, err
+	}
+	// The snapshot or its content is gone: the handle recorded before the
+	// first call rebuilds the same request.
+	klog.FromContext(ctx).V(2).Info("Replaying a restore from its recorded snapshot handle", "handle", handle, "err", err)
+	sourceless := claim.DeepCopy()
+	sourceless.Spec.DataSource, sourceless.Spec.DataSourceRef = nil, nil
+	req, _, err = p.prepare(ctx, controller.ProvisionOptions{StorageClass: class, PVC: sourceless, SelectedNode: node})
+	if err != nil {
+		return nil, err
+	}
+	req.VolumeContentSource = &csi.VolumeContentSource{Type: &csi.VolumeContentSource_Snapshot{
+		Snapshot: &csi.VolumeContentSource_SnapshotSource{SnapshotId: handle},
+	}}
+	return req, nil
+}
+
+// restoredHandle is the snapshot handle a request restores, "" for others.
+func restoredHandle(req *csi.CreateVolumeRequest) string {
+	return req.GetVolumeContentSource().GetSnapshot().GetSnapshotId()
 }

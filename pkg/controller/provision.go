@@ -60,7 +60,7 @@ func (p *Provisioner) Provision(ctx context.Context, o controller.ProvisionOptio
 	defer func() { p.calls.End(claim.UID, outcome) }()
 
 	if protect {
-		if err := p.protectClaim(ctx, claim); err != nil {
+		if err := p.protectClaim(ctx, claim, restoredHandle(req)); err != nil {
 			return nil, controller.ProvisioningNoChange, err
 		}
 	}

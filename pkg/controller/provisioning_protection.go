@@ -16,8 +16,10 @@ import (
 // protectClaim puts the provisioning-protection finalizer on a claim before
 // its first CreateVolume. Until the write has succeeded no CreateVolume is
 // made: a volume whose claim could vanish unnoticed is exactly the leak the
-// finalizer exists to prevent.
-func (p *Provisioner) protectClaim(ctx context.Context, claim *v1.PersistentVolumeClaim) error {
+// finalizer exists to prevent. A restore's snapshot handle is recorded in
+// the same write, so that the call can be replayed even once the snapshot
+// is gone (see provisioning.AnnRestoredSnapshotHandle).
+func (p *Provisioner) protectClaim(ctx context.Context, claim *v1.PersistentVolumeClaim, snapshotHandle string) error {
 	// The lib's copy may be older than the cache; a claim whose deletion has
 	// begun gets no new CreateVolume.
 	current, err := p.opts.ClaimLister.PersistentVolumeClaims(claim.Namespace).Get(claim.Name)
@@ -27,9 +29,13 @@ func (p *Provisioner) protectClaim(ctx context.Context, claim *v1.PersistentVolu
 	if err := liveForProvisioning(claim, current, err); err != nil {
 		return err
 	}
+	var record []finalizer.Option
+	if snapshotHandle != "" {
+		record = append(record, finalizer.WithAnnotation(provisioning.AnnRestoredSnapshotHandle, snapshotHandle))
+	}
 	wrote, err := p.addClaimFinalizer(ctx, current, provisioning.ProvisioningProtectionFinalizer, func(live *v1.PersistentVolumeClaim, err error) error {
 		return liveForProvisioning(claim, live, err)
-	})
+	}, record...)
 	if err != nil {
 		return fmt.Errorf("adding the provisioning-protection finalizer before CreateVolume: %w", err)
 	}
@@ -60,9 +66,9 @@ func liveForProvisioning(claim, current *v1.PersistentVolumeClaim, err error) er
 // version. A cached copy is often a version behind (the binder and the
 // library annotate claims too), so on a conflict it reads the live claim
 // once, lets check refuse it, and writes again on that version.
-func (p *Provisioner) addClaimFinalizer(ctx context.Context, claim *v1.PersistentVolumeClaim, name string, check func(*v1.PersistentVolumeClaim, error) error) (bool, error) {
+func (p *Provisioner) addClaimFinalizer(ctx context.Context, claim *v1.PersistentVolumeClaim, name string, check func(*v1.PersistentVolumeClaim, error) error, opts ...finalizer.Option) (bool, error) {
 	to := finalizer.PersistentVolumeClaims(p.opts.Client)
-	wrote, err := finalizer.Add(ctx, to, claim, name)
+	wrote, err := finalizer.Add(ctx, to, claim, name, opts...)
 	if !apierrors.IsConflict(err) {
 		return wrote, err
 	}
@@ -70,7 +76,7 @@ func (p *Provisioner) addClaimFinalizer(ctx context.Context, claim *v1.Persisten
 	if err := check(live, err); err != nil {
 		return false, err
 	}
-	return finalizer.Add(ctx, to, live, name)
+	return finalizer.Add(ctx, to, live, name, opts...)
 }
 
 // protectCloneSource puts the cloning-protection finalizer on the claim a

@@ -14,3 +14,10 @@ const (
 // external-provisioner (v6.2 and later) uses the same name, so a swap in
 // either direction releases what the other put on.
 const SnapshotSourceProtectionFinalizer = "provisioner.storage.kubernetes.io/volumesnapshot-as-source-protection"
+
+// AnnRestoredSnapshotHandle records on a claim restored from a snapshot,
+// with provisioning protection, the snapshot handle its CreateVolume reads:
+// if the claim is deleted mid-call and the snapshot is deleted too (nothing
+// keeps a snapshot of another namespace, say, from the snapshot controller),
+// the call can still be replayed to find and delete its volume.
+const AnnRestoredSnapshotHandle = "provisioner.storage.kubernetes.io/restored-snapshot-handle"
