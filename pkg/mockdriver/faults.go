@@ -23,17 +23,21 @@ type Faults struct {
 	// CreateVolume for a name that already has a volume answers at once.
 	CreateDelay time.Duration
 	DeleteDelay time.Duration
+	// SnapshotDelay is waited before CreateSnapshot, as CreateDelay.
+	SnapshotDelay time.Duration
 	// CreateOutlivesCaller makes CreateVolume finish creating the volume
 	// even when its caller times out or goes away during CreateDelay, as
 	// thick-provisioning backends do. Without it such a call is abandoned.
 	CreateOutlivesCaller bool
-	// FailureRate is the probability (0..1) that a call fails with
+	// FailureRate is the probability (0..1) that a CreateVolume,
+	// DeleteVolume, CreateSnapshot or DeleteSnapshot call fails with
 	// FailureCode instead of running.
 	FailureRate float64
 	// FailureCode defaults to Unavailable.
 	FailureCode codes.Code
-	// ExitAfterCalls, when positive, makes the Nth CreateVolume or
-	// DeleteVolume call (both counted together) run and persist its
+	// ExitAfterCalls, when positive, makes the Nth CreateVolume,
+	// DeleteVolume, CreateSnapshot or DeleteSnapshot call (all counted
+	// together) run and persist its
 	// operation, then call Exit instead of replying: the CO sees a driver
 	// that crashed after doing the work. That call is never failed by
 	// FailureRate, so the work is always done.
@@ -66,7 +70,7 @@ var errCrashed = errors.New("driver exited")
 var errShuttingDown = errors.New("driver is shutting down")
 
 func (f Faults) withDefaults() (Faults, error) {
-	if f.CreateDelay < 0 || f.DeleteDelay < 0 {
+	if f.CreateDelay < 0 || f.DeleteDelay < 0 || f.SnapshotDelay < 0 {
 		return f, errors.New("invalid fault delay: must not be negative")
 	}
 	if math.IsNaN(f.FailureRate) || f.FailureRate < 0 || f.FailureRate > 1 {
@@ -112,8 +116,8 @@ func normaliseCodeName(s string) string {
 	return strings.ToLower(strings.ReplaceAll(strings.TrimSpace(s), "_", ""))
 }
 
-// runFaulted wraps a CreateVolume or DeleteVolume operation with the
-// configured faults.
+// runFaulted wraps a CreateVolume, DeleteVolume, CreateSnapshot or
+// DeleteSnapshot operation with the configured faults.
 func runFaulted[T any](ctx context.Context, d *Driver, delay time.Duration, op func() (T, error)) (T, error) {
 	var zero T
 	n := d.mutatingCalls.Add(1)

@@ -19,6 +19,10 @@ DeleteVolumeSecret:
   sanity-delete-key: delete-value
 NodePublishVolumeSecret:
   sanity-publish-key: publish-value
+CreateSnapshotSecret:
+  sanity-snapshot-key: snapshot-value
+DeleteSnapshotSecret:
+  sanity-snapshot-delete-key: snapshot-delete-value
 `
 
 // TestSanity runs the csi-test sanity suite against the driver on a real
@@ -47,6 +51,7 @@ func TestSanity(t *testing.T) {
 	cfg.StagingPath = filepath.Join(dir, "staging")
 	cfg.SecretsFile = secretsFile
 	cfg.TestVolumeParameters = map[string]string{"type": "sanity"}
+	cfg.TestSnapshotParameters = map[string]string{"class": "sanity"}
 
 	var passed, failed, skipped, pending int
 	ginkgo.ReportAfterSuite("mock driver sanity counts", func(r ginkgo.Report) {
@@ -65,6 +70,9 @@ func TestSanity(t *testing.T) {
 	}
 
 	// Sanity cleans up after itself, passing its delete secret each time.
+	if snaps := td.Snapshots(); len(snaps) != 0 {
+		t.Errorf("sanity left %d snapshots behind: %+v", len(snaps), snaps)
+	}
 	if vols := td.Volumes(); len(vols) != 0 {
 		t.Errorf("sanity left %d volumes behind: %+v", len(vols), vols)
 	}

@@ -59,11 +59,9 @@ func TestUnimplementedCalls(t *testing.T) {
 	td := startDriver(t, Config{})
 	_, err := td.controller.ControllerPublishVolume(callCtx(t), &csi.ControllerPublishVolumeRequest{})
 	wantCode(t, err, codes.Unimplemented)
-	_, err = td.controller.CreateSnapshot(callCtx(t), &csi.CreateSnapshotRequest{})
-	wantCode(t, err, codes.Unimplemented)
 	_, err = td.controller.ControllerExpandVolume(callCtx(t), &csi.ControllerExpandVolumeRequest{})
 	wantCode(t, err, codes.Unimplemented)
-	if got := td.Calls("CreateSnapshot"); got != 1 {
+	if got := td.Calls("ControllerExpandVolume"); got != 1 {
 		t.Fatalf("unimplemented calls are not counted: %d", got)
 	}
 }

@@ -36,8 +36,14 @@ type Volume struct {
 	ID            string            `json:"id"`
 	CapacityBytes int64             `json:"capacityBytes"`
 	Parameters    map[string]string `json:"parameters,omitempty"`
-	// SourceVolumeID is set when the volume was cloned from another one.
-	SourceVolumeID string `json:"sourceVolumeID,omitempty"`
+	// SourceVolumeID is set when the volume was cloned from another one,
+	// SourceSnapshotID when it was restored from a snapshot.
+	SourceVolumeID   string `json:"sourceVolumeID,omitempty"`
+	SourceSnapshotID string `json:"sourceSnapshotID,omitempty"`
+	// DataID stands for the volume's data: new for an empty volume, the
+	// source's for a clone, the snapshot's for a restore. Tests compare it
+	// to see whose data a volume holds.
+	DataID string `json:"dataID,omitempty"`
 	// AccessType is AccessTypeMount or AccessTypeBlock.
 	AccessType string `json:"accessType"`
 	// AccessModes are the CSI access modes of the capabilities CreateVolume
@@ -96,10 +102,13 @@ type state struct {
 	Volumes      []Volume      `json:"volumes"`
 	Publications []Publication `json:"publications"`
 	Deletions    []Deletion    `json:"deletions"`
+	// Snapshots came with snapshot support; a file written before has
+	// none, and loads as such.
+	Snapshots []Snapshot `json:"snapshots"`
 }
 
 func newState() *state {
-	return &state{Version: stateVersion, NextSeq: 1, Volumes: []Volume{}, Publications: []Publication{}, Deletions: []Deletion{}}
+	return &state{Version: stateVersion, NextSeq: 1, Volumes: []Volume{}, Publications: []Publication{}, Deletions: []Deletion{}, Snapshots: []Snapshot{}}
 }
 
 func (s *state) clone() *state {
@@ -114,6 +123,7 @@ func (s *state) clone() *state {
 	for i, del := range s.Deletions {
 		c.Deletions[i] = del.clone()
 	}
+	c.Snapshots = s.snapshotList()
 	return c
 }
 
@@ -218,7 +228,7 @@ func (s *state) validate() error {
 			return fmt.Errorf("publication %d has an empty volume id or target path", i)
 		}
 	}
-	return nil
+	return s.validateSnapshots(seqs)
 }
 
 // loadState reads path. A missing file is an empty state; anything else
@@ -245,6 +255,10 @@ func loadState(path string) (*state, error) {
 	if st.Deletions == nil {
 		st.Deletions = []Deletion{}
 	}
+	if st.Snapshots == nil {
+		st.Snapshots = []Snapshot{}
+	}
+	sort.Slice(st.Snapshots, func(i, j int) bool { return st.Snapshots[i].Seq < st.Snapshots[j].Seq })
 	return st, nil
 }
 

@@ -96,23 +96,36 @@ func fitsRange(size int64, r *csi.CapacityRange) bool {
 	return r.GetLimitBytes() == 0 || size <= r.GetLimitBytes()
 }
 
-// sourceVolumeID returns the volume a request clones from, or "" when it
-// has no content source. Snapshots are rejected as unsupported, which the
-// spec answers with InvalidArgument.
-func sourceVolumeID(src *csi.VolumeContentSource) (string, error) {
+// contentSource is what a CreateVolume request fills its volume from: the
+// volume it clones or the snapshot it restores, both empty for none.
+type contentSource struct {
+	volumeID, snapshotID string
+}
+
+// sourceOf reads a request's content source. A snapshot source of a driver
+// without snapshots is InvalidArgument, as the spec answers an unsupported
+// source.
+func (d *Driver) sourceOf(src *csi.VolumeContentSource) (contentSource, error) {
 	if src == nil {
-		return "", nil
+		return contentSource{}, nil
 	}
 	switch t := src.GetType().(type) {
 	case *csi.VolumeContentSource_Volume:
 		id := t.Volume.GetVolumeId()
 		if id == "" {
-			return "", status.Error(codes.InvalidArgument, "volume content source has no volume id")
+			return contentSource{}, status.Error(codes.InvalidArgument, "volume content source has no volume id")
 		}
-		return id, nil
+		return contentSource{volumeID: id}, nil
 	case *csi.VolumeContentSource_Snapshot:
-		return "", status.Error(codes.InvalidArgument, "volume content source: snapshots are not supported")
+		if !d.snapshots {
+			return contentSource{}, status.Error(codes.InvalidArgument, "volume content source: snapshots are not supported")
+		}
+		id := t.Snapshot.GetSnapshotId()
+		if id == "" {
+			return contentSource{}, status.Error(codes.InvalidArgument, "snapshot content source has no snapshot id")
+		}
+		return contentSource{snapshotID: id}, nil
 	default:
-		return "", status.Error(codes.InvalidArgument, fmt.Sprintf("unsupported volume content source %T", t))
+		return contentSource{}, status.Error(codes.InvalidArgument, fmt.Sprintf("unsupported volume content source %T", t))
 	}
 }
