@@ -41,9 +41,10 @@ CONTROL_PLANE_DIR ?= _output/control-plane
 
 .PHONY: e2e-tools demo
 
-## e2e-tools: build etcd, kube-apiserver and kube-controller-manager into $(CONTROL_PLANE_DIR)/ (minutes the first time, then skipped)
+## e2e-tools: build etcd, kube-apiserver, kube-controller-manager, snapshot-controller and csi-snapshotter into $(CONTROL_PLANE_DIR)/ with the snapshot CRDs (minutes the first time, then skipped)
 e2e-tools:
 	CONTROL_PLANE_DIR=$(CONTROL_PLANE_DIR) hack/build-control-plane.sh
+	CONTROL_PLANE_DIR=$(CONTROL_PLANE_DIR) hack/build-snapshot-stack.sh
 
 ## demo: provision and delete a volume with the mock driver on a local control plane
 demo: build e2e-tools

@@ -40,6 +40,9 @@ type StackOptions struct {
 	Driver DriverOptions
 	// Sidecar configures the csi-provisioner replicas.
 	Sidecar SidecarOptions
+	// Snapshots sets up the snapshot API, snapshot-controller and
+	// csi-snapshotter before the sidecar starts.
+	Snapshots SnapshotOptions
 }
 
 // Stack is a running control plane, mock driver and sidecar(s): everything
@@ -59,6 +62,7 @@ type Stack struct {
 	driver     *Process
 	driverOpts DriverOptions
 	sidecars   []*Process
+	snapshots  snapshotStack
 	// exitingSidecars counts StartSidecarExpectingExit's processes, to
 	// name their logs.
 	exitingSidecars int
@@ -86,6 +90,11 @@ func StartStack(ctx context.Context, opts StackOptions) (_ *Stack, err error) {
 	}
 	if err := checkBinaries(s.binDir, "csi-provisioner", "mock-csi-driver"); err != nil {
 		return nil, fmt.Errorf("%w (binaries: `make build`)", err)
+	}
+	if opts.Snapshots.Enabled {
+		if err := checkSnapshotStack(opts.Cluster); err != nil {
+			return nil, err
+		}
 	}
 	if s.namespace == "" {
 		s.namespace = "default"
@@ -123,6 +132,11 @@ func StartStack(ctx context.Context, opts StackOptions) (_ *Stack, err error) {
 	}
 	if err := s.startDriver(ctx, opts.Driver.withDefaults()); err != nil {
 		return nil, fmt.Errorf("start mock driver: %w", err)
+	}
+	if opts.Snapshots.Enabled {
+		if err := s.startSnapshots(ctx, opts.Snapshots.withDefaults(s.driverOpts.Name)); err != nil {
+			return nil, fmt.Errorf("start snapshot stack: %w", err)
+		}
 	}
 	if err := s.startSidecars(ctx, opts.Sidecar.withDefaults()); err != nil {
 		return nil, fmt.Errorf("start csi-provisioner: %w", err)
@@ -184,9 +198,11 @@ func (s *Stack) RBACManifest() string { return s.rbacManifest }
 // started last), which is how its requests appear in the audit log.
 func (s *Stack) SidecarUser() string { return s.sidecarUser }
 
-// processes lists the started processes: sidecars, driver, control plane.
+// processes lists the started processes: sidecars, csi-snapshotter,
+// snapshot-controller, driver, control plane.
 func (s *Stack) processes() []*Process {
 	procs := append([]*Process(nil), s.sidecars...)
+	procs = append(procs, s.snapshots.processes()...)
 	if s.driver != nil {
 		procs = append(procs, s.driver)
 	}
@@ -212,10 +228,10 @@ func (s *Stack) CheckAlive() error {
 	return errors.Join(errs...)
 }
 
-// Stop stops the sidecars, then the driver they call, then the control
-// plane, and checks that no process of the stack is left. A component that
-// had exited on its own is reported as an error too. It is safe to call more
-// than once; later calls return the first result.
+// Stop stops the sidecars and the snapshot programs, then the driver they
+// call, then the control plane, and checks that no process of the stack is
+// left. A component that had exited on its own is reported as an error too.
+// It is safe to call more than once; later calls return the first result.
 func (s *Stack) Stop() error {
 	s.stopOnce.Do(func() { s.stopErr = s.stop() })
 	return s.stopErr
@@ -224,6 +240,7 @@ func (s *Stack) Stop() error {
 func (s *Stack) stop() error {
 	var errs []error
 	own := append([]*Process(nil), s.sidecars...)
+	own = append(own, s.snapshots.processes()...)
 	if s.driver != nil {
 		own = append(own, s.driver)
 	}
