@@ -58,7 +58,7 @@ func TestChaosNoLeakNoStuckClaim(t *testing.T) {
 	plan := planChaos(seed, chaosRounds, chaosClaimsPerRound, chaosCreateDelay)
 
 	t.Run("gate_on", func(t *testing.T) {
-		res := runChaos(t, plan, true)
+		res := runChaos(t, plan, chaosMode{protection: true})
 		t.Logf("gate on: %d claims, %d leaked, %d stuck, %d created twice (seed %d)", res.claims, len(res.leaked), len(res.stuck), len(res.twice), seed)
 		t.Logf("gate on: the kills caught %s; %d abandoned volume(s) deleted", res.coverage(), res.abandoned)
 		t.Logf("gate on: the kill during the undo of an abandoned volume hit %d of %d time(s)", res.undoHits, res.undoRounds)
@@ -72,7 +72,7 @@ func TestChaosNoLeakNoStuckClaim(t *testing.T) {
 		}
 	})
 	t.Run("gate_off", func(t *testing.T) {
-		res := runChaos(t, plan, false)
+		res := runChaos(t, plan, chaosMode{})
 		t.Logf("gate off: %d claims, %d leaked, %d stuck, %d created twice (seed %d)", res.claims, len(res.leaked), len(res.stuck), len(res.twice), seed)
 		t.Logf("gate off: the kills caught %s; the kill during the undo hit %d of %d time(s)", res.coverage(), res.undoHits, res.undoRounds)
 		if len(res.leaked) == 0 {
@@ -81,6 +81,32 @@ func TestChaosNoLeakNoStuckClaim(t *testing.T) {
 		// Turning the gate off must not hold claims or duplicate volumes.
 		res.requireSettled(t)
 	})
+}
+
+// The same schedule for restores from a VolumeSnapshot, with the real
+// snapshot-controller and csi-snapshotter, under upstream v6.3's RBAC (which
+// lets the sidecar protect the snapshot): no volume leaks, no claim sticks,
+// none is made twice, and once every restore is settled the snapshot and
+// its source can be deleted (nothing keeps holding them).
+func TestChaosRestoresNoLeakNoStuckClaim(t *testing.T) {
+	seed := chaosSeed(t)
+	plan := planChaos(seed, chaosRounds, chaosClaimsPerRound, chaosCreateDelay)
+	res := runChaos(t, plan, chaosMode{protection: true, restore: true})
+	t.Logf("restores, gate on: %d claims, %d leaked, %d stuck, %d created twice (seed %d)", res.claims, len(res.leaked), len(res.stuck), len(res.twice), seed)
+	t.Logf("restores, gate on: the kills caught %s; %d abandoned volume(s) deleted", res.coverage(), res.abandoned)
+	res.requireNoLeak(t)
+	res.requireSettled(t)
+	if res.abandoned == 0 {
+		t.Errorf("no %s event: the restores deleted during a killed CreateVolume were not resolved by the protection", reasonAbandonedVolume)
+	}
+}
+
+// chaosMode is what a chaos run runs with.
+type chaosMode struct {
+	protection bool
+	// restore makes every claim a restore of one snapshot, taken of a
+	// claim made before the rounds and deleted with it after them.
+	restore bool
 }
 
 // chaosSeed returns the seed from chaosSeedEnv, or a new one, and logs it.
@@ -126,18 +152,31 @@ type chaosRun struct {
 	// whose second kill fell between the DeleteVolume and the claim's
 	// release.
 	undoRounds, undoHits int
+	// mutate makes each claim of a round what the mode asks for.
+	mutate []func(*corev1.PersistentVolumeClaim)
 }
 
-func runChaos(t *testing.T, plan []chaosRound, protection bool) chaosResult {
+const (
+	chaosRestoreSource   = "chaos-golden"
+	chaosRestoreSnapshot = "chaos-golden-snap"
+)
+
+func runChaos(t *testing.T, plan []chaosRound, mode chaosMode) chaosResult {
 	args := []string{
 		// Provisioning retried within seconds, not minutes, after the
 		// errors a restart causes.
 		"--retry-interval-max=2s",
 	}
-	if !protection {
+	if !mode.protection {
 		args = append(args, "--feature-gates=ProvisioningProtection=false")
 	}
+	rbac := upstreamRBACv510
+	if mode.restore {
+		// v5.1's rules cannot protect a snapshot source; v6.3's can.
+		rbac = upstreamRBACv630
+	}
 	ctx, s := startStack(t, framework.StackOptions{
+		Snapshots: framework.SnapshotOptions{Enabled: mode.restore},
 		Driver: framework.DriverOptions{
 			CreateDelay:          chaosCreateDelay,
 			DeleteDelay:          chaosDeleteDelay,
@@ -146,10 +185,21 @@ func runChaos(t *testing.T, plan []chaosRound, protection bool) chaosResult {
 		},
 		// Upstream's rules: the finalizer writes of the protection must work
 		// under what a vendor who swaps the image already has.
-		Sidecar: framework.SidecarOptions{ExtraArgs: args, RBACManifest: upstreamRBACv510},
+		Sidecar: framework.SidecarOptions{ExtraArgs: args, RBACManifest: rbac},
 	})
 	createStorageClass(ctx, t, s, "mock")
 	run := &chaosRun{t: t, ctx: ctx, s: s}
+	if mode.restore {
+		createClaim(ctx, t, s, chaosNamespace, chaosRestoreSource, "mock")
+		waitForClaimBound(ctx, t, s, chaosNamespace, chaosRestoreSource)
+		if err := s.CreateSnapshot(ctx, chaosNamespace, chaosRestoreSnapshot, chaosRestoreSource); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.WaitSnapshotReady(ctx, chaosNamespace, chaosRestoreSnapshot); err != nil {
+			t.Fatal(err)
+		}
+		run.mutate = append(run.mutate, restoredFrom(chaosRestoreSnapshot))
+	}
 	start := time.Now()
 	rounds := 0
 	for r, round := range plan {
@@ -157,6 +207,9 @@ func runChaos(t *testing.T, plan []chaosRound, protection bool) chaosResult {
 		if !run.round(r, round) {
 			break
 		}
+	}
+	if mode.restore {
+		run.deleteRestoreSource()
 	}
 	run.converge()
 	t.Logf("%d of %d rounds in %s", rounds, len(plan), time.Since(start).Round(time.Second))
@@ -173,7 +226,7 @@ func (c *chaosRun) round(r int, round chaosRound) bool {
 	var soon sync.WaitGroup
 	for _, trial := range round.trials {
 		sleepUntil(start.Add(trial.createAt))
-		pvc := createClaim(c.ctx, t, c.s, chaosNamespace, trial.name, "mock")
+		pvc := createClaim(c.ctx, t, c.s, chaosNamespace, trial.name, "mock", c.mutate...)
 		cl := &chaosClaim{trial: trial, volume: "pvc-" + string(pvc.UID), kill: round.kill}
 		claims = append(claims, cl)
 		c.claims = append(c.claims, cl)
@@ -408,6 +461,30 @@ func (c *chaosRun) deleteInOrder(claims []*chaosClaim, moment deleteMoment, sinc
 			c.t.Fatal(err)
 		}
 	}
+}
+
+// deleteRestoreSource deletes the snapshot the rounds restored from, and
+// its source claim, once every round settled; the snapshot must go, which it
+// cannot while a source-protection finalizer is left on it.
+func (c *chaosRun) deleteRestoreSource() {
+	snapshots := c.s.SnapshotClient().SnapshotV1().VolumeSnapshots(chaosNamespace)
+	if err := snapshots.Delete(c.ctx, chaosRestoreSnapshot, metav1.DeleteOptions{}); err != nil {
+		c.t.Fatalf("delete snapshot %s: %v", chaosRestoreSnapshot, err)
+	}
+	err := c.s.WaitFor(c.ctx, waitTimeout, "the restores' snapshot to be gone", func(ctx context.Context) (bool, error) {
+		snap, err := snapshots.Get(ctx, chaosRestoreSnapshot, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return true, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		return false, fmt.Errorf("finalizers %v", snap.Finalizers)
+	})
+	if err != nil {
+		c.t.Errorf("the snapshot restored from stays after every restore settled: %v", err)
+	}
+	deleteClaim(c.ctx, c.t, c.s, chaosNamespace, chaosRestoreSource)
 }
 
 // delete deletes a claim and records when. It may run on its own goroutine,
