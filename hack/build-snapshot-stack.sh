@@ -2,7 +2,8 @@
 # Builds the snapshot stack for the e2e tests (snapshot-controller and
 # csi-snapshotter) from source through the hack/snapshot-tools module, next
 # to the control plane, and copies the VolumeSnapshot CRDs it serves beside
-# them. There is no Docker here, so the e2e framework runs these binaries
+# them, with the ReferenceGrant CRD of the Gateway API version the sidecar's
+# go.mod pins (cross-namespace data sources). There is no Docker here, so the e2e framework runs these binaries
 # directly, as it does the control plane.
 #
 # The first build takes a few minutes; later calls return at once while the
@@ -22,6 +23,8 @@ crd_out="$out/snapshot-crds"
 # Its own stamp: the control plane's VERSIONS belongs to build-control-plane.sh.
 stamp_file="$out/SNAPSHOT-VERSIONS"
 bins=(snapshot-controller csi-snapshotter)
+gateway_crd_out="$out/gateway-crds"
+gateway_crd=gateway.networking.k8s.io_referencegrants.yaml
 crds=(
 	snapshot.storage.k8s.io_volumesnapshotclasses.yaml
 	snapshot.storage.k8s.io_volumesnapshotcontents.yaml
@@ -36,7 +39,9 @@ client_version="$(go list -m -f '{{.Version}}' "$client_module")"
 # The go.mod digest catches a changed require that keeps the two headline
 # versions, so the stamp never vouches for binaries it did not see.
 gomod_digest="$(cat go.mod go.sum | sha256sum | cut -c1-16)"
-stamp="external-snapshotter=$snapshotter_version client=$client_version snapshot-tools-go.mod=$gomod_digest"
+gateway_module=sigs.k8s.io/gateway-api
+gateway_version="$(cd "$root" && go list -m -f '{{.Version}}' "$gateway_module")"
+stamp="external-snapshotter=$snapshotter_version client=$client_version snapshot-tools-go.mod=$gomod_digest gateway-api=$gateway_version"
 
 up_to_date() {
 	[[ -f "$stamp_file" && "$(cat "$stamp_file")" == "$stamp" ]] || return 1
@@ -47,6 +52,7 @@ up_to_date() {
 	for f in "${crds[@]}"; do
 		[[ -f "$crd_out/$f" ]] || return 1
 	done
+	[[ -f "$gateway_crd_out/$gateway_crd" ]] || return 1
 }
 
 if [[ "${FORCE:-}" != 1 ]] && up_to_date; then
@@ -54,7 +60,7 @@ if [[ "${FORCE:-}" != 1 ]] && up_to_date; then
 	exit 0
 fi
 
-mkdir -p "$out" "$crd_out"
+mkdir -p "$out" "$crd_out" "$gateway_crd_out"
 # Drop the stamp first: an interrupted build must not look complete.
 rm -f "$stamp_file"
 
@@ -81,6 +87,12 @@ for f in "${crds[@]}"; do
 	install -m 0644 "$client_dir/config/crd/$f" "$crd_out/$f.tmp"
 	mv -f "$crd_out/$f.tmp" "$crd_out/$f"
 done
+
+# The sidecar vendors the Gateway API's Go types only, not its CRDs: take
+# the manifest from the module cache (downloading the module if need be).
+gateway_dir="$(go mod download -json "$gateway_module@$gateway_version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+install -m 0644 "$gateway_dir/config/crd/standard/$gateway_crd" "$gateway_crd_out/$gateway_crd.tmp"
+mv -f "$gateway_crd_out/$gateway_crd.tmp" "$gateway_crd_out/$gateway_crd"
 
 echo "$stamp" >"$stamp_file"
 echo "snapshot stack built in $out in $((SECONDS - start))s ($stamp)"
