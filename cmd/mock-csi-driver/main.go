@@ -20,7 +20,7 @@ func main() {
 	endpoint := flag.String("endpoint", "unix:///tmp/mock-csi.sock", "CSI endpoint, a unix socket such as unix:///run/csi/csi.sock")
 	flag.StringVar(&cfg.Name, "name", mockdriver.DefaultName, "driver name reported by GetPluginInfo")
 	flag.StringVar(&cfg.NodeID, "node-id", "", "node id reported by NodeGetInfo (default: host name)")
-	flag.StringVar(&cfg.StateFile, "state-file", "", "JSON file that keeps volumes across restarts (default: memory only)")
+	flag.StringVar(&cfg.StateFile, "state-file", "", "JSON file that keeps volumes and snapshots across restarts (default: memory only)")
 	flag.BoolVar(&cfg.Topology, "topology", false, "advertise accessibility constraints with key "+mockdriver.TopologyKey)
 	flag.Int64Var(&cfg.Capacity, "capacity", 0, "total bytes available to volumes; enables GetCapacity (0: unlimited)")
 	flag.Int64Var(&cfg.MaxVolumeSize, "max-volume-size", 0, "largest volume in bytes (0: no limit)")

@@ -159,3 +159,59 @@ func TestExitAfterCallsKillsTheProcess(t *testing.T) {
 		t.Fatalf("state after the crash: %+v", vols)
 	}
 }
+
+func snapshotCapable(t *testing.T, conn *grpc.ClientConn) bool {
+	t.Helper()
+	resp, err := csi.NewControllerClient(conn).ControllerGetCapabilities(context.Background(), &csi.ControllerGetCapabilitiesRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range resp.GetCapabilities() {
+		if c.GetRpc().GetType() == csi.ControllerServiceCapability_RPC_CREATE_DELETE_SNAPSHOT {
+			return true
+		}
+	}
+	return false
+}
+
+func TestSnapshotFlags(t *testing.T) {
+	t.Run("on by default, with --snapshot-delay", func(t *testing.T) {
+		const delay = 200 * time.Millisecond
+		sock := filepath.Join(socketDir(t), "csi.sock")
+		p := start(t, "--endpoint="+sock, "--snapshot-delay="+delay.String())
+		conn := dial(t, p, sock)
+		if !snapshotCapable(t, conn) {
+			t.Fatal("CREATE_DELETE_SNAPSHOT not advertised by default")
+		}
+		controller := csi.NewControllerClient(conn)
+		vol, err := controller.CreateVolume(context.Background(), &csi.CreateVolumeRequest{
+			Name: "pvc-1",
+			VolumeCapabilities: []*csi.VolumeCapability{{
+				AccessMode: &csi.VolumeCapability_AccessMode{Mode: csi.VolumeCapability_AccessMode_SINGLE_NODE_WRITER},
+				AccessType: &csi.VolumeCapability_Mount{Mount: &csi.VolumeCapability_MountVolume{}},
+			}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		begin := time.Now()
+		if _, err := controller.CreateSnapshot(context.Background(), &csi.CreateSnapshotRequest{Name: "snap-1", SourceVolumeId: vol.GetVolume().GetVolumeId()}); err != nil {
+			t.Fatal(err)
+		}
+		if took := time.Since(begin); took < delay {
+			t.Fatalf("CreateSnapshot took %v, want at least --snapshot-delay %v", took, delay)
+		}
+	})
+	t.Run("--snapshots=false", func(t *testing.T) {
+		sock := filepath.Join(socketDir(t), "csi.sock")
+		p := start(t, "--endpoint="+sock, "--snapshots=false")
+		conn := dial(t, p, sock)
+		if snapshotCapable(t, conn) {
+			t.Fatal("CREATE_DELETE_SNAPSHOT advertised with --snapshots=false")
+		}
+		_, err := csi.NewControllerClient(conn).ListSnapshots(context.Background(), &csi.ListSnapshotsRequest{})
+		if status.Code(err) != codes.Unimplemented {
+			t.Fatalf("ListSnapshots = %v, want Unimplemented", err)
+		}
+	})
+}

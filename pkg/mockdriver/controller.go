@@ -121,7 +121,11 @@ func (d *Driver) createVolume(ctx context.Context, req *csi.CreateVolumeRequest)
 		if snap == nil {
 			return nil, status.Errorf(codes.NotFound, "source snapshot %s does not exist", id)
 		}
-		// A restore holds all of the snapshot's data: never less room.
+		// A restore holds all of the snapshot's data, so it needs at least
+		// the snapshot's size. Unlike a clone it is not grown past an
+		// explicit required size: the spec names a volume smaller than its
+		// snapshot as OutOfRange, and a CO that skipped its own restore-size
+		// check should see that. Without a required size, the driver picks.
 		if size < snap.SizeBytes {
 			if limit := req.GetCapacityRange().GetLimitBytes(); limit > 0 && snap.SizeBytes > limit {
 				return nil, status.Errorf(codes.OutOfRange, "source snapshot %s has %d bytes, more than the limit of %d", id, snap.SizeBytes, limit)

@@ -15,15 +15,17 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// Faults makes CreateVolume and DeleteVolume misbehave the way real storage
-// does: slowly, with transient errors, or by crashing mid-call.
+// Faults makes CreateVolume, DeleteVolume, CreateSnapshot and DeleteSnapshot
+// misbehave the way real storage does: slowly, with transient errors, or by
+// crashing mid-call. Other calls never fail.
 type Faults struct {
 	// CreateDelay and DeleteDelay are waited before the operation runs. A
 	// call whose context ends first is abandoned without side effects.
 	// CreateVolume for a name that already has a volume answers at once.
 	CreateDelay time.Duration
 	DeleteDelay time.Duration
-	// SnapshotDelay is waited before CreateSnapshot, as CreateDelay.
+	// SnapshotDelay is waited before CreateSnapshot, as CreateDelay is
+	// before CreateVolume; DeleteSnapshot has no delay.
 	SnapshotDelay time.Duration
 	// CreateOutlivesCaller makes CreateVolume finish creating the volume
 	// even when its caller times out or goes away during CreateDelay, as
@@ -31,16 +33,17 @@ type Faults struct {
 	CreateOutlivesCaller bool
 	// FailureRate is the probability (0..1) that a CreateVolume,
 	// DeleteVolume, CreateSnapshot or DeleteSnapshot call fails with
-	// FailureCode instead of running.
+	// FailureCode instead of running. Snapshot calls fail like volume calls
+	// because csi-snapshotter has to cope with the same flaky storage.
 	FailureRate float64
 	// FailureCode defaults to Unavailable.
 	FailureCode codes.Code
-	// ExitAfterCalls, when positive, makes the Nth CreateVolume,
-	// DeleteVolume, CreateSnapshot or DeleteSnapshot call (all counted
-	// together) run and persist its
-	// operation, then call Exit instead of replying: the CO sees a driver
-	// that crashed after doing the work. That call is never failed by
-	// FailureRate, so the work is always done.
+	// ExitAfterCalls, when positive, makes the Nth call that changes
+	// storage (CreateVolume, DeleteVolume, CreateSnapshot and
+	// DeleteSnapshot, all counted together) run and persist its operation,
+	// then call Exit instead of replying: the CO sees a driver that crashed
+	// after doing the work. That call is never failed by FailureRate, so
+	// the work is always done.
 	ExitAfterCalls int
 	// Rand decides injected failures; set it for deterministic tests.
 	// Defaults to a randomly seeded source.

@@ -147,3 +147,10 @@ func wantCode(t *testing.T, err error, want codes.Code) {
 		t.Fatalf("got code %v (%v), want %v", got, err, want)
 	}
 }
+
+func deleteVolume(t *testing.T, td *testDriver, id string) {
+	t.Helper()
+	if _, err := td.controller.DeleteVolume(callCtx(t), &csi.DeleteVolumeRequest{VolumeId: id}); err != nil {
+		t.Fatalf("DeleteVolume(%s): %v", id, err)
+	}
+}

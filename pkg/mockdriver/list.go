@@ -21,14 +21,9 @@ func (s *controllerServer) ListVolumes(ctx context.Context, req *csi.ListVolumes
 	s.d.mu.Lock()
 	defer s.d.mu.Unlock()
 
-	start := uint64(0)
-	if token := req.GetStartingToken(); token != "" {
-		seq, err := strconv.ParseUint(token, 10, 64)
-		// Only tokens this driver could have issued are accepted.
-		if err != nil || seq == 0 || seq > s.d.state.NextSeq {
-			return nil, status.Errorf(codes.Aborted, "invalid starting token %q", token)
-		}
-		start = seq
+	start, err := s.d.state.startingSeq(req.GetStartingToken())
+	if err != nil {
+		return nil, err
 	}
 
 	var entries []*csi.ListVolumesResponse_Entry
@@ -44,4 +39,18 @@ func (s *controllerServer) ListVolumes(ctx context.Context, req *csi.ListVolumes
 		entries = append(entries, &csi.ListVolumesResponse_Entry{Volume: toCSIVolume(v)})
 	}
 	return &csi.ListVolumesResponse{Entries: entries, NextToken: next}, nil
+}
+
+// startingSeq turns a list call's starting token into the sequence number
+// to start from; "" starts at the beginning. Only tokens this driver could
+// have issued are accepted, anything else is Aborted as the spec asks.
+func (s *state) startingSeq(token string) (uint64, error) {
+	if token == "" {
+		return 0, nil
+	}
+	seq, err := strconv.ParseUint(token, 10, 64)
+	if err != nil || seq == 0 || seq > s.NextSeq {
+		return 0, status.Errorf(codes.Aborted, "invalid starting token %q", token)
+	}
+	return seq, nil
 }

@@ -30,6 +30,8 @@ const gracePeriod = 5 * time.Second
 var mutatingMethods = map[string]bool{
 	"CreateVolume":        true,
 	"DeleteVolume":        true,
+	"CreateSnapshot":      true,
+	"DeleteSnapshot":      true,
 	"NodePublishVolume":   true,
 	"NodeUnpublishVolume": true,
 }

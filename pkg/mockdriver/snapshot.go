@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
@@ -15,19 +14,24 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// Snapshot is one snapshot as the driver stores it.
+// Snapshot is one snapshot as the driver stores it. Snapshots use no
+// capacity: Config.Capacity counts volumes only.
 type Snapshot struct {
 	Name           string `json:"name"`
 	ID             string `json:"id"`
 	SourceVolumeID string `json:"sourceVolumeID"`
-	// SizeBytes is the source volume's capacity at snapshot time.
+	// SizeBytes is the source volume's capacity at snapshot time; a
+	// restore needs at least that much.
 	SizeBytes int64 `json:"sizeBytes"`
-	// DataID is the source volume's DataID at snapshot time.
-	DataID string `json:"dataID,omitempty"`
-	// CreatedUnixNano is when the snapshot was cut.
-	CreatedUnixNano int64             `json:"createdUnixNano"`
-	Parameters      map[string]string `json:"parameters,omitempty"`
+	// DataID is the source volume's DataID at snapshot time, which every
+	// volume restored from the snapshot gets.
+	DataID       string    `json:"dataID"`
+	CreationTime time.Time `json:"creationTime"`
+	// ReadyToUse is always true: the driver cuts snapshots at once.
+	ReadyToUse bool              `json:"readyToUse"`
+	Parameters map[string]string `json:"parameters,omitempty"`
 	// SecretKeys are the names of the secrets CreateSnapshot received.
+	// Values are never stored.
 	SecretKeys []string `json:"secretKeys,omitempty"`
 	// Seq orders snapshots by creation, for paging (from the volumes'
 	// counter, so one number never names two objects).
@@ -93,6 +97,8 @@ func (s *state) validateSnapshots(seqs map[uint64]bool) error {
 			return fmt.Errorf("snapshot %q has invalid sequence number %d", sn.ID, sn.Seq)
 		case sn.SizeBytes < 0:
 			return fmt.Errorf("snapshot %q has negative size", sn.ID)
+		case sn.DataID == "":
+			return fmt.Errorf("snapshot %q has no data id", sn.ID)
 		}
 		ids[sn.ID], names[sn.Name], seqs[sn.Seq] = true, true, true
 	}
@@ -100,7 +106,8 @@ func (s *state) validateSnapshots(seqs map[uint64]bool) error {
 }
 
 // ReadSnapshots returns the snapshots stored in a driver's state file, for
-// processes that inspect a driver they do not run.
+// processes that inspect a driver they do not run, as ReadVolumes does for
+// volumes. A missing file holds no snapshots.
 func ReadSnapshots(path string) ([]Snapshot, error) {
 	st, err := loadState(path)
 	if err != nil {
@@ -115,6 +122,7 @@ func (s *controllerServer) CreateSnapshot(ctx context.Context, req *csi.CreateSn
 	}
 	delay := s.d.faults.SnapshotDelay
 	if s.d.hasSnapshotNamed(req.GetName()) {
+		// As CreateVolume: a snapshot already cut is reported at once.
 		delay = 0
 	}
 	return runFaulted(ctx, s.d, delay, func() (*csi.CreateSnapshotResponse, error) {
@@ -159,25 +167,28 @@ func (d *Driver) createSnapshot(ctx context.Context, req *csi.CreateSnapshotRequ
 		if existing.SourceVolumeID != req.GetSourceVolumeId() {
 			return nil, status.Errorf(codes.AlreadyExists, "snapshot %q already exists (id %s) of volume %s", existing.Name, existing.ID, existing.SourceVolumeID)
 		}
+		klog.FromContext(ctx).V(2).Info("Snapshot already exists", "name", existing.Name, "snapshotID", existing.ID)
 		return &csi.CreateSnapshotResponse{Snapshot: toCSISnapshot(*existing)}, nil
 	}
 	source := d.state.volumeByID(req.GetSourceVolumeId())
 	if source == nil {
 		return nil, status.Errorf(codes.NotFound, "source volume %s does not exist", req.GetSourceVolumeId())
 	}
-	id, err := randomID("snap-")
+	id, err := d.newSnapshotID()
 	if err != nil {
 		return nil, status.Errorf(codes.Internal, "generating snapshot id: %v", err)
 	}
 	snap := Snapshot{
-		Name:            req.GetName(),
-		ID:              id,
-		SourceVolumeID:  source.ID,
-		SizeBytes:       source.CapacityBytes,
-		DataID:          source.DataID,
-		CreatedUnixNano: time.Now().UnixNano(),
-		Parameters:      maps.Clone(req.GetParameters()),
-		SecretKeys:      sortedKeys(req.GetSecrets()),
+		Name:           req.GetName(),
+		ID:             id,
+		SourceVolumeID: source.ID,
+		SizeBytes:      source.CapacityBytes,
+		DataID:         source.DataID,
+		// UTC without a monotonic reading, so it equals itself read back.
+		CreationTime: time.Now().UTC().Round(0),
+		ReadyToUse:   true,
+		Parameters:   maps.Clone(req.GetParameters()),
+		SecretKeys:   sortedKeys(req.GetSecrets()),
 	}
 	if err := d.mutateLocked(func(s *state) { s.addSnapshot(snap) }); err != nil {
 		return nil, err
@@ -196,6 +207,7 @@ func (d *Driver) deleteSnapshot(ctx context.Context, req *csi.DeleteSnapshotRequ
 	defer d.mu.Unlock()
 	if d.state.snapshotByID(id) == nil {
 		// Idempotent: the snapshot may be gone already.
+		klog.FromContext(ctx).V(2).Info("Snapshot does not exist, nothing to delete", "snapshotID", id)
 		return &csi.DeleteSnapshotResponse{}, nil
 	}
 	if err := d.mutateLocked(func(s *state) { s.removeSnapshot(id) }); err != nil {
@@ -205,44 +217,15 @@ func (d *Driver) deleteSnapshot(ctx context.Context, req *csi.DeleteSnapshotRequ
 	return &csi.DeleteSnapshotResponse{}, nil
 }
 
-// ListSnapshots pages by sequence number as ListVolumes does, filtered by
-// snapshot id or source volume id.
-func (s *controllerServer) ListSnapshots(ctx context.Context, req *csi.ListSnapshotsRequest) (*csi.ListSnapshotsResponse, error) {
-	if !s.d.snapshots {
-		return nil, status.Error(codes.Unimplemented, "snapshots are disabled")
-	}
-	if req.GetMaxEntries() < 0 {
-		return nil, status.Error(codes.InvalidArgument, "max_entries must not be negative")
-	}
-	s.d.mu.Lock()
-	defer s.d.mu.Unlock()
-
-	start := uint64(0)
-	if token := req.GetStartingToken(); token != "" {
-		seq, err := strconv.ParseUint(token, 10, 64)
-		if err != nil || seq == 0 || seq > s.d.state.NextSeq {
-			return nil, status.Errorf(codes.Aborted, "invalid starting token %q", token)
+// newSnapshotID returns a random id no existing snapshot has, random for
+// the reason newVolumeID gives.
+func (d *Driver) newSnapshotID() (string, error) {
+	for {
+		id, err := randomID("snap-")
+		if err != nil || d.state.snapshotByID(id) == nil {
+			return id, err
 		}
-		start = seq
 	}
-	var entries []*csi.ListSnapshotsResponse_Entry
-	next := ""
-	for _, sn := range s.d.state.Snapshots {
-		switch {
-		case sn.Seq < start:
-			continue
-		case req.GetSnapshotId() != "" && sn.ID != req.GetSnapshotId():
-			continue
-		case req.GetSourceVolumeId() != "" && sn.SourceVolumeID != req.GetSourceVolumeId():
-			continue
-		}
-		if limit := int(req.GetMaxEntries()); limit > 0 && len(entries) == limit {
-			next = strconv.FormatUint(sn.Seq, 10)
-			break
-		}
-		entries = append(entries, &csi.ListSnapshotsResponse_Entry{Snapshot: toCSISnapshot(sn)})
-	}
-	return &csi.ListSnapshotsResponse{Entries: entries, NextToken: next}, nil
 }
 
 func toCSISnapshot(sn Snapshot) *csi.Snapshot {
@@ -250,7 +233,7 @@ func toCSISnapshot(sn Snapshot) *csi.Snapshot {
 		SnapshotId:     sn.ID,
 		SourceVolumeId: sn.SourceVolumeID,
 		SizeBytes:      sn.SizeBytes,
-		CreationTime:   timestamppb.New(time.Unix(0, sn.CreatedUnixNano)),
-		ReadyToUse:     true,
+		CreationTime:   timestamppb.New(sn.CreationTime),
+		ReadyToUse:     sn.ReadyToUse,
 	}
 }

@@ -1,9 +1,13 @@
 package mockdriver
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
 	"google.golang.org/grpc/codes"
@@ -19,191 +23,187 @@ func mustSnapshot(t *testing.T, td *testDriver, name, volumeID string) *csi.Snap
 	t.Helper()
 	resp, err := td.controller.CreateSnapshot(callCtx(t), &csi.CreateSnapshotRequest{Name: name, SourceVolumeId: volumeID})
 	if err != nil {
-		t.Fatalf("CreateSnapshot %s: %v", name, err)
+		t.Fatalf("CreateSnapshot(%q): %v", name, err)
 	}
 	return resp.GetSnapshot()
 }
 
-func TestSnapshotIsIdempotentByName(t *testing.T) {
+func deleteSnapshot(t *testing.T, td *testDriver, id string) {
+	t.Helper()
+	if _, err := td.controller.DeleteSnapshot(callCtx(t), &csi.DeleteSnapshotRequest{SnapshotId: id}); err != nil {
+		t.Fatalf("DeleteSnapshot(%s): %v", id, err)
+	}
+}
+
+func hasControllerCapability(t *testing.T, td *testDriver, want csi.ControllerServiceCapability_RPC_Type) bool {
+	t.Helper()
+	resp, err := td.controller.ControllerGetCapabilities(callCtx(t), &csi.ControllerGetCapabilitiesRequest{})
+	if err != nil {
+		t.Fatalf("ControllerGetCapabilities: %v", err)
+	}
+	return slices.ContainsFunc(resp.GetCapabilities(), func(c *csi.ControllerServiceCapability) bool {
+		return c.GetRpc().GetType() == want
+	})
+}
+
+func TestCreateSnapshotRecordsTheSourceVolume(t *testing.T) {
+	stateFile := filepath.Join(t.TempDir(), "state.json")
+	td := startDriver(t, Config{StateFile: stateFile})
+	vol := mustCreate(t, td, createReq("pvc-1", 2*gib))
+	before := time.Now()
+	resp, err := td.controller.CreateSnapshot(callCtx(t), &csi.CreateSnapshotRequest{
+		Name:           "snap-1",
+		SourceVolumeId: vol.GetVolumeId(),
+		Parameters:     map[string]string{"class": "daily"},
+		Secrets:        map[string]string{"token": "s3cr3t-value"},
+	})
+	if err != nil {
+		t.Fatalf("CreateSnapshot: %v", err)
+	}
+
+	snap := resp.GetSnapshot()
+	if snap.GetSourceVolumeId() != vol.GetVolumeId() || snap.GetSizeBytes() != 2*gib || !snap.GetReadyToUse() ||
+		snap.GetCreationTime().AsTime().Before(before.Truncate(time.Second)) {
+		t.Fatalf("snapshot %v, want a ready 2Gi snapshot of %s cut now", snap, vol.GetVolumeId())
+	}
+	stored := td.Snapshots()
+	if len(stored) != 1 {
+		t.Fatalf("driver holds %d snapshots, want 1", len(stored))
+	}
+	got := stored[0]
+	if got.ID != snap.GetSnapshotId() || got.Name != "snap-1" || got.SourceVolumeID != vol.GetVolumeId() ||
+		got.SizeBytes != 2*gib || !got.ReadyToUse || !got.CreationTime.Equal(snap.GetCreationTime().AsTime()) ||
+		!maps.Equal(got.Parameters, map[string]string{"class": "daily"}) || !slices.Equal(got.SecretKeys, []string{"token"}) {
+		t.Fatalf("stored snapshot %+v", got)
+	}
+	data, err := os.ReadFile(stateFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "s3cr3t") {
+		t.Fatalf("state file contains a secret value:\n%s", data)
+	}
+}
+
+func TestCreateSnapshotIsIdempotentByName(t *testing.T) {
 	td := startDriver(t, Config{})
 	vol := mustCreate(t, td, createReq("pvc-1", gib))
 	first := mustSnapshot(t, td, "snap-1", vol.GetVolumeId())
 	second := mustSnapshot(t, td, "snap-1", vol.GetVolumeId())
-	if first.GetSnapshotId() != second.GetSnapshotId() || len(td.Snapshots()) != 1 {
-		t.Fatalf("retry made snapshot %s after %s; driver holds %d", second.GetSnapshotId(), first.GetSnapshotId(), len(td.Snapshots()))
+	if second.GetSnapshotId() != first.GetSnapshotId() || !second.GetCreationTime().AsTime().Equal(first.GetCreationTime().AsTime()) {
+		t.Fatalf("retry returned %v, first call %v", second, first)
 	}
-	if first.GetSizeBytes() != gib || !first.GetReadyToUse() || first.GetSourceVolumeId() != vol.GetVolumeId() {
-		t.Fatalf("snapshot %+v, want a ready 1Gi snapshot of %s", first, vol.GetVolumeId())
+	if got := len(td.Snapshots()); got != 1 {
+		t.Fatalf("driver holds %d snapshots, want 1", got)
 	}
+
+	t.Run("retry after the source is gone", func(t *testing.T) {
+		if _, err := td.controller.DeleteVolume(callCtx(t), &csi.DeleteVolumeRequest{VolumeId: vol.GetVolumeId()}); err != nil {
+			t.Fatalf("DeleteVolume: %v", err)
+		}
+		if again := mustSnapshot(t, td, "snap-1", vol.GetVolumeId()); again.GetSnapshotId() != first.GetSnapshotId() {
+			t.Fatalf("retry returned %s, want %s", again.GetSnapshotId(), first.GetSnapshotId())
+		}
+	})
 }
 
-func TestSnapshotErrors(t *testing.T) {
+func TestCreateSnapshotErrors(t *testing.T) {
 	td := startDriver(t, Config{})
 	vol := mustCreate(t, td, createReq("pvc-1", gib))
 	other := mustCreate(t, td, createReq("pvc-2", gib))
 	mustSnapshot(t, td, "snap-1", vol.GetVolumeId())
 
-	_, err := td.controller.CreateSnapshot(callCtx(t), &csi.CreateSnapshotRequest{Name: "snap-1", SourceVolumeId: other.GetVolumeId()})
-	wantCode(t, err, codes.AlreadyExists)
-	_, err = td.controller.CreateSnapshot(callCtx(t), &csi.CreateSnapshotRequest{Name: "snap-2", SourceVolumeId: "no-such-volume"})
-	wantCode(t, err, codes.NotFound)
-	_, err = td.controller.CreateSnapshot(callCtx(t), &csi.CreateSnapshotRequest{SourceVolumeId: vol.GetVolumeId()})
-	wantCode(t, err, codes.InvalidArgument)
-	_, err = td.controller.CreateSnapshot(callCtx(t), &csi.CreateSnapshotRequest{Name: "snap-3"})
-	wantCode(t, err, codes.InvalidArgument)
-	_, err = td.controller.DeleteSnapshot(callCtx(t), &csi.DeleteSnapshotRequest{})
-	wantCode(t, err, codes.InvalidArgument)
+	cases := []struct {
+		name string
+		req  *csi.CreateSnapshotRequest
+		want codes.Code
+	}{
+		{"same name, other source", &csi.CreateSnapshotRequest{Name: "snap-1", SourceVolumeId: other.GetVolumeId()}, codes.AlreadyExists},
+		{"missing source volume", &csi.CreateSnapshotRequest{Name: "snap-2", SourceVolumeId: "mock-0000000000000000"}, codes.NotFound},
+		{"no name", &csi.CreateSnapshotRequest{SourceVolumeId: vol.GetVolumeId()}, codes.InvalidArgument},
+		{"no source", &csi.CreateSnapshotRequest{Name: "snap-3"}, codes.InvalidArgument},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := td.controller.CreateSnapshot(callCtx(t), tc.req)
+			wantCode(t, err, tc.want)
+		})
+	}
+	if got := len(td.Snapshots()); got != 1 {
+		t.Fatalf("failed calls changed the snapshots: %d, want 1", got)
+	}
 }
 
-func TestDeleteSnapshotIsIdempotent(t *testing.T) {
+func TestDeleteSnapshot(t *testing.T) {
+	td := startDriver(t, Config{})
+	vol := mustCreate(t, td, createReq("pvc-1", gib))
+	kept := mustSnapshot(t, td, "kept", vol.GetVolumeId())
+	gone := mustSnapshot(t, td, "gone", vol.GetVolumeId())
+
+	// Deleting is idempotent: a second call and an unknown id succeed.
+	deleteSnapshot(t, td, gone.GetSnapshotId())
+	deleteSnapshot(t, td, gone.GetSnapshotId())
+	deleteSnapshot(t, td, "snap-never-existed")
+	if snaps := td.Snapshots(); len(snaps) != 1 || snaps[0].ID != kept.GetSnapshotId() {
+		t.Fatalf("snapshots left %+v, want only %s", snaps, kept.GetSnapshotId())
+	}
+	_, err := td.controller.DeleteSnapshot(callCtx(t), &csi.DeleteSnapshotRequest{})
+	wantCode(t, err, codes.InvalidArgument)
+	if got := td.Calls("DeleteSnapshot"); got != 4 {
+		t.Fatalf("Calls(DeleteSnapshot) = %d, want 4", got)
+	}
+}
+
+// Most backends let a volume go while its snapshots stay; so does the
+// driver, and the snapshots remain usable.
+func TestDeletingAVolumeKeepsItsSnapshots(t *testing.T) {
 	td := startDriver(t, Config{})
 	vol := mustCreate(t, td, createReq("pvc-1", gib))
 	snap := mustSnapshot(t, td, "snap-1", vol.GetVolumeId())
-	for range 2 {
-		if _, err := td.controller.DeleteSnapshot(callCtx(t), &csi.DeleteSnapshotRequest{SnapshotId: snap.GetSnapshotId()}); err != nil {
-			t.Fatal(err)
+	if _, err := td.controller.DeleteVolume(callCtx(t), &csi.DeleteVolumeRequest{VolumeId: vol.GetVolumeId()}); err != nil {
+		t.Fatalf("DeleteVolume of a volume with a snapshot: %v", err)
+	}
+	if snaps := td.Snapshots(); len(snaps) != 1 || snaps[0].SourceVolumeID != vol.GetVolumeId() {
+		t.Fatalf("snapshots after deleting their volume: %+v", snaps)
+	}
+	req := createReq("restored", gib)
+	req.VolumeContentSource = snapshotSource(snap.GetSnapshotId())
+	mustCreate(t, td, req)
+}
+
+func TestSnapshotCapabilitiesAreOnByDefault(t *testing.T) {
+	td := startDriver(t, Config{})
+	for _, c := range []csi.ControllerServiceCapability_RPC_Type{
+		csi.ControllerServiceCapability_RPC_CREATE_DELETE_SNAPSHOT,
+		csi.ControllerServiceCapability_RPC_LIST_SNAPSHOTS,
+	} {
+		if !hasControllerCapability(t, td, c) {
+			t.Errorf("%v not advertised", c)
 		}
 	}
-	if n := len(td.Snapshots()); n != 0 {
-		t.Fatalf("%d snapshots left", n)
-	}
-}
-
-func TestRestoreCarriesTheSnapshotsData(t *testing.T) {
-	td := startDriver(t, Config{})
-	vol := mustCreate(t, td, createReq("pvc-1", gib))
-	snap := mustSnapshot(t, td, "snap-1", vol.GetVolumeId())
-	// The source's data moves on after the snapshot; a clone of it now
-	// would hold that, a restore must hold the snapshot's.
-	req := createReq("pvc-2", 2*gib)
-	req.VolumeContentSource = snapshotSource(snap.GetSnapshotId())
-	restored := mustCreate(t, td, req)
-
-	if got := restored.GetContentSource().GetSnapshot().GetSnapshotId(); got != snap.GetSnapshotId() {
-		t.Fatalf("restored volume reports source %q, want snapshot %s", got, snap.GetSnapshotId())
-	}
-	vols := td.Volumes()
-	if len(vols) != 2 || vols[1].SourceSnapshotID != snap.GetSnapshotId() {
-		t.Fatalf("volumes %+v, want the restore recorded with its snapshot", vols)
-	}
-	if vols[1].DataID == "" || vols[1].DataID != vols[0].DataID {
-		t.Fatalf("restore holds data %q, the snapshotted volume %q", vols[1].DataID, vols[0].DataID)
-	}
-	if again := mustCreate(t, td, req); again.GetVolumeId() != restored.GetVolumeId() {
-		t.Fatalf("retry of the restore made volume %s, first %s", again.GetVolumeId(), restored.GetVolumeId())
-	}
-	// Same name, no snapshot: another request.
-	plain := createReq("pvc-2", 2*gib)
-	_, err := td.controller.CreateVolume(callCtx(t), plain)
-	wantCode(t, err, codes.AlreadyExists)
-}
-
-func TestRestoreRefusals(t *testing.T) {
-	td := startDriver(t, Config{})
-	vol := mustCreate(t, td, createReq("pvc-1", 2*gib))
-	snap := mustSnapshot(t, td, "snap-1", vol.GetVolumeId())
-
-	small := createReq("pvc-small", gib)
-	small.VolumeContentSource = snapshotSource(snap.GetSnapshotId())
-	_, err := td.controller.CreateVolume(callCtx(t), small)
-	wantCode(t, err, codes.OutOfRange)
-
-	missing := createReq("pvc-missing", 2*gib)
-	missing.VolumeContentSource = snapshotSource("snap-gone")
-	_, err = td.controller.CreateVolume(callCtx(t), missing)
-	wantCode(t, err, codes.NotFound)
 }
 
 func TestDriverWithoutSnapshots(t *testing.T) {
 	td := startDriver(t, Config{DisableSnapshots: true})
-	caps, err := td.controller.ControllerGetCapabilities(callCtx(t), &csi.ControllerGetCapabilitiesRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range caps.GetCapabilities() {
-		if c.GetRpc().GetType() == csi.ControllerServiceCapability_RPC_CREATE_DELETE_SNAPSHOT {
-			t.Fatal("a driver without snapshots advertises CREATE_DELETE_SNAPSHOT")
+	for _, c := range []csi.ControllerServiceCapability_RPC_Type{
+		csi.ControllerServiceCapability_RPC_CREATE_DELETE_SNAPSHOT,
+		csi.ControllerServiceCapability_RPC_LIST_SNAPSHOTS,
+	} {
+		if hasControllerCapability(t, td, c) {
+			t.Errorf("a driver without snapshots advertises %v", c)
 		}
 	}
 	vol := mustCreate(t, td, createReq("pvc-1", gib))
-	_, err = td.controller.CreateSnapshot(callCtx(t), &csi.CreateSnapshotRequest{Name: "snap-1", SourceVolumeId: vol.GetVolumeId()})
+	_, err := td.controller.CreateSnapshot(callCtx(t), &csi.CreateSnapshotRequest{Name: "snap-1", SourceVolumeId: vol.GetVolumeId()})
 	wantCode(t, err, codes.Unimplemented)
+	_, err = td.controller.DeleteSnapshot(callCtx(t), &csi.DeleteSnapshotRequest{SnapshotId: "snap-1"})
+	wantCode(t, err, codes.Unimplemented)
+	_, err = td.controller.ListSnapshots(callCtx(t), &csi.ListSnapshotsRequest{})
+	wantCode(t, err, codes.Unimplemented)
+
+	// The spec answers an unsupported content source with InvalidArgument.
 	req := createReq("pvc-2", gib)
 	req.VolumeContentSource = snapshotSource("snap-1")
 	_, err = td.controller.CreateVolume(callCtx(t), req)
 	wantCode(t, err, codes.InvalidArgument)
-}
-
-func TestListSnapshotsPagesAndFilters(t *testing.T) {
-	td := startDriver(t, Config{})
-	a := mustCreate(t, td, createReq("pvc-a", gib))
-	b := mustCreate(t, td, createReq("pvc-b", gib))
-	var ids []string
-	for i, src := range []string{a.GetVolumeId(), b.GetVolumeId(), a.GetVolumeId()} {
-		ids = append(ids, mustSnapshot(t, td, "snap-"+string(rune('0'+i)), src).GetSnapshotId())
-	}
-	var seen []string
-	token := ""
-	for {
-		resp, err := td.controller.ListSnapshots(callCtx(t), &csi.ListSnapshotsRequest{MaxEntries: 2, StartingToken: token})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range resp.GetEntries() {
-			seen = append(seen, e.GetSnapshot().GetSnapshotId())
-		}
-		if token = resp.GetNextToken(); token == "" {
-			break
-		}
-	}
-	if len(seen) != 3 || seen[0] != ids[0] || seen[2] != ids[2] {
-		t.Fatalf("paged %v, want %v", seen, ids)
-	}
-	resp, err := td.controller.ListSnapshots(callCtx(t), &csi.ListSnapshotsRequest{SourceVolumeId: a.GetVolumeId()})
-	if err != nil || len(resp.GetEntries()) != 2 {
-		t.Fatalf("snapshots of %s: %v, %v; want 2", a.GetVolumeId(), resp.GetEntries(), err)
-	}
-	resp, err = td.controller.ListSnapshots(callCtx(t), &csi.ListSnapshotsRequest{SnapshotId: ids[1]})
-	if err != nil || len(resp.GetEntries()) != 1 {
-		t.Fatalf("snapshot %s: %v, %v; want it alone", ids[1], resp.GetEntries(), err)
-	}
-	_, err = td.controller.ListSnapshots(callCtx(t), &csi.ListSnapshotsRequest{StartingToken: "nonsense"})
-	wantCode(t, err, codes.Aborted)
-}
-
-func TestSnapshotsSurviveARestart(t *testing.T) {
-	stateFile := filepath.Join(shortTempDir(t), "state.json")
-	td := startDriver(t, Config{StateFile: stateFile})
-	vol := mustCreate(t, td, createReq("pvc-1", gib))
-	snap := mustSnapshot(t, td, "snap-1", vol.GetVolumeId())
-	if err := td.stop(); err != nil {
-		t.Fatal(err)
-	}
-	again := startDriver(t, Config{StateFile: stateFile})
-	if snaps := again.Snapshots(); len(snaps) != 1 || snaps[0].ID != snap.GetSnapshotId() {
-		t.Fatalf("after a restart: snapshots %+v, want %s", snaps, snap.GetSnapshotId())
-	}
-	read, err := ReadSnapshots(stateFile)
-	if err != nil || len(read) != 1 {
-		t.Fatalf("ReadSnapshots: %v, %v", read, err)
-	}
-}
-
-func TestStateFileFromBeforeSnapshotsLoads(t *testing.T) {
-	stateFile := filepath.Join(shortTempDir(t), "state.json")
-	old := `{"version": 1, "nextSeq": 2, "volumes": [{"name": "pvc-1", "id": "mock-1", "capacityBytes": 1073741824, "accessType": "mount", "seq": 1}], "publications": [], "deletions": []}`
-	if err := os.WriteFile(stateFile, []byte(old), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	td := startDriver(t, Config{StateFile: stateFile})
-	if len(td.Volumes()) != 1 || len(td.Snapshots()) != 0 {
-		t.Fatalf("volumes %+v, snapshots %+v; want the one volume and no snapshot", td.Volumes(), td.Snapshots())
-	}
-	mustSnapshot(t, td, "snap-1", "mock-1")
-}
-
-func TestInjectedFailuresHitSnapshots(t *testing.T) {
-	td := startDriver(t, Config{Faults: Faults{FailureRate: 1, FailureCode: codes.Internal}})
-	_, err := td.controller.CreateSnapshot(callCtx(t), &csi.CreateSnapshotRequest{Name: "snap-1", SourceVolumeId: "any"})
-	wantCode(t, err, codes.Internal)
 }

@@ -10,15 +10,21 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
 
 const (
-	// stateVersion is bumped whenever the file layout changes incompatibly,
-	// so an old driver refuses a newer file instead of misreading it.
-	stateVersion = 1
+	// stateVersion is bumped whenever the file layout changes in a way an
+	// older driver would misread or silently drop, so that driver refuses a
+	// newer file instead. Version 2 added snapshots and data ids, which a
+	// version 1 driver would lose on its next write.
+	stateVersion = 2
+	// oldestStateVersion is the oldest layout loadState still reads; see
+	// upgrade.
+	oldestStateVersion = 1
 	// maxDeletions bounds the deletion log so a long demo does not grow the
 	// state file without limit.
 	maxDeletions = 1000
@@ -43,7 +49,7 @@ type Volume struct {
 	// DataID stands for the volume's data: new for an empty volume, the
 	// source's for a clone, the snapshot's for a restore. Tests compare it
 	// to see whose data a volume holds.
-	DataID string `json:"dataID,omitempty"`
+	DataID string `json:"dataID"`
 	// AccessType is AccessTypeMount or AccessTypeBlock.
 	AccessType string `json:"accessType"`
 	// AccessModes are the CSI access modes of the capabilities CreateVolume
@@ -95,15 +101,15 @@ func (d Deletion) clone() Deletion {
 	return d
 }
 
-// state is everything the driver persists. Volumes are kept sorted by Seq.
+// state is everything the driver persists. Volumes and snapshots are kept
+// sorted by Seq, which both draw from NextSeq.
 type state struct {
 	Version      int           `json:"version"`
 	NextSeq      uint64        `json:"nextSeq"`
 	Volumes      []Volume      `json:"volumes"`
 	Publications []Publication `json:"publications"`
 	Deletions    []Deletion    `json:"deletions"`
-	// Snapshots came with snapshot support; a file written before has
-	// none, and loads as such.
+	// Snapshots came with version 2; older files have none.
 	Snapshots []Snapshot `json:"snapshots"`
 }
 
@@ -197,11 +203,16 @@ func (s *state) removePublication(volumeID, targetPath string) {
 // validate rejects files whose content cannot have been written by the
 // driver, so corruption is reported instead of half-loaded.
 func (s *state) validate() error {
-	if s.Version != stateVersion {
-		return fmt.Errorf("unsupported version %d (want %d)", s.Version, stateVersion)
+	if s.Version < oldestStateVersion || s.Version > stateVersion {
+		return fmt.Errorf("unsupported version %d (want %d to %d)", s.Version, oldestStateVersion, stateVersion)
 	}
 	if s.NextSeq == 0 {
 		return errors.New("nextSeq must be positive")
+	}
+	// Version 1 knew neither snapshots nor data ids.
+	withDataIDs := s.Version >= 2
+	if !withDataIDs && len(s.Snapshots) > 0 {
+		return fmt.Errorf("version %d cannot hold snapshots", s.Version)
 	}
 	ids := map[string]bool{}
 	names := map[string]bool{}
@@ -220,6 +231,10 @@ func (s *state) validate() error {
 			return fmt.Errorf("volume %q has unknown access type %q", v.ID, v.AccessType)
 		case v.CapacityBytes < 0:
 			return fmt.Errorf("volume %q has negative capacity", v.ID)
+		case v.SourceVolumeID != "" && v.SourceSnapshotID != "":
+			return fmt.Errorf("volume %q has both a source volume and a source snapshot", v.ID)
+		case withDataIDs && v.DataID == "":
+			return fmt.Errorf("volume %q has no data id", v.ID)
 		}
 		ids[v.ID], names[v.Name], seqs[v.Seq] = true, true, true
 	}
@@ -229,6 +244,27 @@ func (s *state) validate() error {
 		}
 	}
 	return s.validateSnapshots(seqs)
+}
+
+// upgrade brings a validated state of an older version to stateVersion.
+// Version 1 volumes get a data id derived from their volume id rather than
+// a random one, so reading the same old file twice gives the same ids; a
+// clone whose source still exists shares the source's, as it would have
+// from the start. Volumes must be sorted by Seq, so sources come first.
+func (s *state) upgrade() {
+	if s.Version < 2 {
+		dataIDs := map[string]string{}
+		for i := range s.Volumes {
+			v := &s.Volumes[i]
+			if id, ok := dataIDs[v.SourceVolumeID]; ok {
+				v.DataID = id
+			} else {
+				v.DataID = "data-" + strings.TrimPrefix(v.ID, "mock-")
+			}
+			dataIDs[v.ID] = v.DataID
+		}
+	}
+	s.Version = stateVersion
 }
 
 // loadState reads path. A missing file is an empty state; anything else
@@ -249,6 +285,7 @@ func loadState(path string) (*state, error) {
 		return nil, fmt.Errorf("state file %s is corrupt: %w", path, err)
 	}
 	sort.Slice(st.Volumes, func(i, j int) bool { return st.Volumes[i].Seq < st.Volumes[j].Seq })
+	st.upgrade()
 	if st.Publications == nil {
 		st.Publications = []Publication{}
 	}

@@ -42,7 +42,9 @@ type DriverOptions struct {
 	FailureRate float64
 	FailureCode string
 	// ExitAfterCalls makes the driver exit, without replying, after
-	// performing the Nth CreateVolume or DeleteVolume.
+	// performing the Nth CreateVolume, DeleteVolume, CreateSnapshot or
+	// DeleteSnapshot (counted together: with snapshots on, csi-snapshotter's
+	// calls count too).
 	ExitAfterCalls int
 	// Capacity and MaxVolumeSize limit the storage in bytes (0: no limit).
 	Capacity      int64
