@@ -48,13 +48,13 @@ e2e-tools:
 
 ## demo: provision and delete a volume with the mock driver on a local control plane
 demo: build e2e-tools
-	go run ./test/e2e/demo --bin-dir=$(BIN_DIR) --control-plane-dir=$(CONTROL_PLANE_DIR)
+	go run -trimpath ./test/e2e/demo --bin-dir=$(BIN_DIR) --control-plane-dir=$(CONTROL_PLANE_DIR)
 
 .PHONY: e2e local-up
 
 ## e2e: end-to-end tests of the sidecar and mock driver binaries on the local control plane (builds both first)
 e2e: build e2e-tools
-	BIN_DIR=$(BIN_DIR) CONTROL_PLANE_DIR=$(CONTROL_PLANE_DIR) go test -tags e2e -count=1 -timeout 20m ./test/e2e/...
+	BIN_DIR=$(BIN_DIR) CONTROL_PLANE_DIR=$(CONTROL_PLANE_DIR) go test -trimpath -tags e2e -count=1 -timeout 20m ./test/e2e/...
 
 # local-up is built and run rather than `go run`, which exits 1 after Ctrl-C
 # even when the program stopped cleanly. Extra flags go in LOCAL_UP_ARGS, e.g.
