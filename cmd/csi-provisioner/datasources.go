@@ -9,12 +9,11 @@ import (
 	"github.com/container-storage-interface/spec/lib/go/csi"
 	snapclient "github.com/kubernetes-csi/external-snapshotter/client/v8/clientset/versioned"
 	snapinformers "github.com/kubernetes-csi/external-snapshotter/client/v8/informers/externalversions"
-	authorizationv1 "k8s.io/api/authorization/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	coreinformers "k8s.io/client-go/informers/core/v1"
@@ -30,10 +29,8 @@ import (
 	"github.com/csi-protect/external-provisioner/pkg/snapshotprotection"
 )
 
-const (
-	snapshotGroupVersion       = "snapshot.storage.k8s.io/v1"
-	referenceGrantGroupVersion = "gateway.networking.k8s.io/v1beta1"
-)
+// volumeSnapshotResource is what snapshot source protection watches.
+var volumeSnapshotResource = schema.GroupVersionResource{Group: "snapshot.storage.k8s.io", Version: "v1", Resource: "volumesnapshots"}
 
 // dataSources is what restores from snapshots and cross-namespace data
 // sources need beyond the core informers. Its factories are nil when their
@@ -109,12 +106,12 @@ func newDataSources(ctx context.Context, o dataSourcesOptions) (*dataSources, er
 	if cfg.gates.Enabled(features.CrossNamespaceVolumeDataSource) {
 		// Without the CRD an informer would never sync and provisioning
 		// would never start: refuse cross-namespace sources instead.
-		served, err := referenceGrantsServed(o.Client)
+		served, err := discovery.IsResourceEnabled(o.Client.Discovery(), referenceGrantResource)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("discovering %s: %w", referenceGrantResource.GroupVersion(), err)
 		}
 		if !served {
-			logger.Info("Cross-namespace data sources will be refused: the API server does not serve " + referenceGrantGroupVersion + " referencegrants (install the Gateway API CRDs, then restart the sidecar)")
+			logger.Info("Cross-namespace data sources will be refused: the API server does not serve " + referenceGrantResource.GroupVersion().String() + " referencegrants (install the Gateway API CRDs, then restart the sidecar)")
 			return d, nil
 		}
 		d.grantInformer = dynamicinformer.NewFilteredDynamicInformer(o.DynamicClient, referenceGrantResource, metav1.NamespaceAll,
@@ -133,31 +130,20 @@ func newDataSources(ctx context.Context, o dataSourcesOptions) (*dataSources, er
 // not let the sidecar list, watch and update VolumeSnapshots. An access
 // review is allowed to every authenticated user, so asking costs no rule.
 func snapshotProtectionBlockers(ctx context.Context, client kubernetes.Interface) (string, error) {
-	resources, err := client.Discovery().ServerResourcesForGroupVersion(snapshotGroupVersion)
-	if apierrors.IsNotFound(err) {
-		return "the API server does not serve " + snapshotGroupVersion + " (install the snapshot CRDs, then restart the sidecar)", nil
-	}
+	served, err := discovery.IsResourceEnabled(client.Discovery(), volumeSnapshotResource)
 	if err != nil {
-		return "", fmt.Errorf("discovering %s: %w", snapshotGroupVersion, err)
-	}
-	served := false
-	for _, r := range resources.APIResources {
-		served = served || r.Name == "volumesnapshots"
+		return "", fmt.Errorf("discovering %s: %w", volumeSnapshotResource.GroupVersion(), err)
 	}
 	if !served {
-		return "the API server does not serve volumesnapshots in " + snapshotGroupVersion, nil
+		return "the API server does not serve volumesnapshots in " + volumeSnapshotResource.GroupVersion().String() + " (install the snapshot CRDs, then restart the sidecar)", nil
 	}
 	var denied []string
 	for _, verb := range []string{"list", "watch", "update"} {
-		review, err := client.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{
-			Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{
-				Group: "snapshot.storage.k8s.io", Resource: "volumesnapshots", Verb: verb,
-			}},
-		}, metav1.CreateOptions{})
+		ok, err := allowed(ctx, client, volumeSnapshotResource.Group, volumeSnapshotResource.Resource, verb)
 		if err != nil {
 			return "", fmt.Errorf("asking whether RBAC allows %s on volumesnapshots: %w", verb, err)
 		}
-		if !review.Status.Allowed {
+		if !ok {
 			denied = append(denied, verb)
 		}
 	}
@@ -165,24 +151,6 @@ func snapshotProtectionBlockers(ctx context.Context, client kubernetes.Interface
 		return "RBAC does not allow " + strings.Join(denied, ", ") + " on volumesnapshots.snapshot.storage.k8s.io (upstream v6.3's ClusterRole grants them)", nil
 	}
 	return "", nil
-}
-
-// referenceGrantsServed tells whether the API server serves the
-// ReferenceGrants the provisioner reads.
-func referenceGrantsServed(client kubernetes.Interface) (bool, error) {
-	resources, err := client.Discovery().ServerResourcesForGroupVersion(referenceGrantGroupVersion)
-	if apierrors.IsNotFound(err) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("discovering %s: %w", referenceGrantGroupVersion, err)
-	}
-	for _, r := range resources.APIResources {
-		if r.Name == "referencegrants" {
-			return true, nil
-		}
-	}
-	return false, nil
 }
 
 // restoresSupported: the driver can restore snapshots.

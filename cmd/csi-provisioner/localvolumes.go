@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/workqueue"
@@ -67,14 +65,11 @@ func localVolumesUsable(ctx context.Context, client kubernetes.Interface) (bool,
 		return false, fmt.Sprintf("discovery of %s: %v", gv, err)
 	}
 	for _, res := range []string{cleanup.LocalVolumeResource.Resource, cleanup.LocalVolumeSetResource.Resource} {
-		review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
-			ResourceAttributes: &authorizationv1.ResourceAttributes{Group: cleanup.LocalVolumeResource.Group, Resource: res, Verb: "list"},
-		}}
-		got, err := client.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
+		ok, err := allowed(ctx, client, cleanup.LocalVolumeResource.Group, res, "list")
 		if err != nil {
 			return false, fmt.Sprintf("access review for %s: %v", res, err)
 		}
-		if !got.Status.Allowed {
+		if !ok {
 			return false, "not allowed to list " + res
 		}
 	}

@@ -161,8 +161,9 @@ func (c *Controller) onSnapshot(obj interface{}) {
 	}
 }
 
-// onClaim queues the snapshot of a restore claim that got its volume or
-// went away: that may leave the snapshot unread.
+// onClaim queues the snapshot of a restore claim on every change: one that
+// got its volume or went away may leave the snapshot unread, and a sync
+// reads only caches, so telling those apart here would save nothing.
 func (c *Controller) onClaim(obj interface{}) {
 	claim, ok := obj.(*v1.PersistentVolumeClaim)
 	if !ok {

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-
-	"k8s.io/client-go/dynamic"
 )
 
 // referenceGrantCRD is the Gateway API CRD hack/build-snapshot-stack.sh
@@ -32,12 +30,5 @@ func (c *Cluster) InstallReferenceGrantCRD(ctx context.Context) error {
 	if _, err := os.Stat(path); err != nil {
 		return fmt.Errorf("missing the ReferenceGrant CRD manifest: run `make e2e-tools` (%w)", err)
 	}
-	if _, err := ApplyManifests(ctx, c.restConfig, ManifestOptions{Path: path}); err != nil {
-		return fmt.Errorf("install CRD %s: %w", referenceGrantCRD, err)
-	}
-	dyn, err := dynamic.NewForConfig(c.restConfig)
-	if err != nil {
-		return err
-	}
-	return waitCRDEstablished(ctx, dyn, referenceGrantCRD)
+	return installCRDs(ctx, c.restConfig, []string{referenceGrantCRD}, []string{path})
 }

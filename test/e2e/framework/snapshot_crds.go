@@ -71,23 +71,36 @@ func InstallSnapshotCRDs(ctx context.Context, controlPlaneDir string, cfg *rest.
 	if err := checkSnapshotCRDs(controlPlaneDir); err != nil {
 		return err
 	}
+	start := time.Now()
+	files := make([]string, len(SnapshotCRDs))
+	for i, crd := range SnapshotCRDs {
+		files[i] = snapshotCRDFile(controlPlaneDir, crd)
+	}
+	if err := installCRDs(ctx, cfg, SnapshotCRDs, files); err != nil {
+		return err
+	}
+	logger.V(1).Info("Snapshot CRDs established", "crds", SnapshotCRDs, "duration", time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// installCRDs applies the CRD manifests files, of the CRDs names, and waits
+// until the apiserver serves each one.
+func installCRDs(ctx context.Context, cfg *rest.Config, names, files []string) error {
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return err
 	}
-	start := time.Now()
-	for _, crd := range SnapshotCRDs {
-		if _, err := ApplyManifests(ctx, cfg, ManifestOptions{Path: snapshotCRDFile(controlPlaneDir, crd)}); err != nil {
-			return fmt.Errorf("install CRD %s: %w", crd, err)
+	for i, name := range names {
+		if _, err := ApplyManifests(ctx, cfg, ManifestOptions{Path: files[i]}); err != nil {
+			return fmt.Errorf("install CRD %s: %w", name, err)
 		}
 	}
 	// Applying all first lets the apiserver establish them in parallel.
-	for _, crd := range SnapshotCRDs {
-		if err := waitCRDEstablished(ctx, dyn, crd); err != nil {
+	for _, name := range names {
+		if err := waitCRDEstablished(ctx, dyn, name); err != nil {
 			return err
 		}
 	}
-	logger.V(1).Info("Snapshot CRDs established", "crds", SnapshotCRDs, "duration", time.Since(start).Round(time.Millisecond))
 	return nil
 }
 
