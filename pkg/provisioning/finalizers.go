@@ -21,3 +21,10 @@ const SnapshotSourceProtectionFinalizer = "provisioner.storage.kubernetes.io/vol
 // keeps a snapshot of another namespace, say, from the snapshot controller),
 // the call can still be replayed to find and delete its volume.
 const AnnRestoredSnapshotHandle = "provisioner.storage.kubernetes.io/restored-snapshot-handle"
+
+// AnnProvisioningNode records on a claim, with the provisioning-protection
+// finalizer, the node whose sidecar calls CreateVolume for it when
+// sidecars run one per node (--node-deployment). Only that node's driver
+// can hold the volume, so only that node's sidecar may replay the call and
+// delete it, even after the selected-node annotation changed.
+const AnnProvisioningNode = "provisioner.storage.kubernetes.io/provisioning-node"

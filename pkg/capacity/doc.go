@@ -1,0 +1,14 @@
+// Package capacity publishes the storage capacity a CSI driver reports with
+// GetCapacity as CSIStorageCapacity objects, one per topology segment and
+// StorageClass, so that the scheduler places pods where their volumes fit.
+//
+// The objects carry the labels upstream external-provisioner gives them
+// (driver name and managed-by), so a swap in either direction adopts the
+// objects the other created instead of duplicating them.
+//
+// The controller has the project's one shape: informer events and a poll
+// put keys (segment, class) on a workqueue, and sync brings the object of a
+// key to what the caches and the driver say, creating, updating or deleting
+// it. It keeps no state a restart could lose: the objects themselves are
+// the record.
+package capacity

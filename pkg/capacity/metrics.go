@@ -1,0 +1,56 @@
+package capacity
+
+import (
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/component-base/metrics"
+)
+
+// Upstream's capacity metrics, under the same names.
+var (
+	objectsGoalDesc = metrics.NewDesc("csistoragecapacities_desired_goal",
+		"Number of CSIStorageCapacity objects that are supposed to be managed automatically.",
+		nil, nil, metrics.ALPHA, "")
+	objectsCurrentDesc = metrics.NewDesc("csistoragecapacities_desired_current",
+		"Number of CSIStorageCapacity objects that exist and are supposed to be managed automatically.",
+		nil, nil, metrics.ALPHA, "")
+	objectsObsoleteDesc = metrics.NewDesc("csistoragecapacities_obsolete",
+		"Number of CSIStorageCapacity objects that exist and will be deleted automatically. Objects that exist and may need an update are not considered obsolete and therefore not included in this value.",
+		nil, nil, metrics.ALPHA, "")
+)
+
+var _ metrics.StableCollector = &Controller{}
+
+// DescribeWithStability implements metrics.StableCollector.
+func (c *Controller) DescribeWithStability(ch chan<- *metrics.Desc) {
+	ch <- objectsGoalDesc
+	ch <- objectsCurrentDesc
+	ch <- objectsObsoleteDesc
+}
+
+// CollectWithStability implements metrics.StableCollector, from the caches.
+func (c *Controller) CollectWithStability(ch chan<- metrics.Metric) {
+	goal, current, obsolete := c.counts()
+	ch <- metrics.NewLazyConstMetric(objectsGoalDesc, metrics.GaugeValue, float64(goal))
+	ch <- metrics.NewLazyConstMetric(objectsCurrentDesc, metrics.GaugeValue, float64(current))
+	ch <- metrics.NewLazyConstMetric(objectsObsoleteDesc, metrics.GaugeValue, float64(obsolete))
+}
+
+// counts are the desired objects, those of them that exist, and the
+// existing ones nothing desires.
+func (c *Controller) counts() (goal, current, obsolete int) {
+	desired := c.desired()
+	existing := map[Key]bool{}
+	for _, obj := range c.objects.List() {
+		capacity, ok := obj.(*storagev1.CSIStorageCapacity)
+		if !ok || !c.managed(capacity) {
+			continue
+		}
+		key := keyOf(capacity)
+		if desired[key] {
+			existing[key] = true
+		} else {
+			obsolete++
+		}
+	}
+	return len(desired), len(existing), obsolete
+}
