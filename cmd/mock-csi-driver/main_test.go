@@ -215,3 +215,74 @@ func TestSnapshotFlags(t *testing.T) {
 		}
 	})
 }
+
+// TestOneProcessPerNode runs two drivers side by side, as distributed
+// provisioning does with one sidecar and one driver per node: each has its
+// own socket, state file and node, and answers capacity for that node only.
+func TestOneProcessPerNode(t *testing.T) {
+	dir := socketDir(t)
+	controllers := map[string]csi.ControllerClient{}
+	for _, node := range []string{"node-1", "node-2"} {
+		sock := filepath.Join(dir, node+".sock")
+		p := start(t, "--endpoint=unix://"+sock, "--node-id="+node, "--topology",
+			"--state-file="+filepath.Join(dir, node+".json"), "--capacity=4Gi", "--pools=fast=2Gi", "--max-volume-size=3Gi")
+		conn := dial(t, p, sock)
+		info, err := csi.NewNodeClient(conn).NodeGetInfo(context.Background(), &csi.NodeGetInfoRequest{})
+		if err != nil || info.GetNodeId() != node || len(info.GetAccessibleTopology().GetSegments()) != 1 ||
+			info.GetAccessibleTopology().GetSegments()[mockdriver.TopologyKey] != node {
+			t.Fatalf("%s: NodeGetInfo = %v, %v", node, info, err)
+		}
+		controllers[node] = csi.NewControllerClient(conn)
+	}
+
+	available := func(node, pool string) (int64, int64) {
+		t.Helper()
+		resp, err := controllers[node].GetCapacity(context.Background(), &csi.GetCapacityRequest{
+			Parameters:         map[string]string{mockdriver.PoolParameter: pool},
+			AccessibleTopology: &csi.Topology{Segments: map[string]string{mockdriver.TopologyKey: node}},
+		})
+		if err != nil {
+			t.Fatalf("%s: GetCapacity(%q): %v", node, pool, err)
+		}
+		return resp.GetAvailableCapacity(), resp.GetMaximumVolumeSize().GetValue()
+	}
+	create := func(node, name, pool string, size int64) error {
+		_, err := controllers[node].CreateVolume(context.Background(), &csi.CreateVolumeRequest{
+			Name:          name,
+			Parameters:    map[string]string{mockdriver.PoolParameter: pool},
+			CapacityRange: &csi.CapacityRange{RequiredBytes: size},
+			VolumeCapabilities: []*csi.VolumeCapability{{
+				AccessMode: &csi.VolumeCapability_AccessMode{Mode: csi.VolumeCapability_AccessMode_SINGLE_NODE_WRITER},
+				AccessType: &csi.VolumeCapability_Mount{Mount: &csi.VolumeCapability_MountVolume{}},
+			}},
+			AccessibilityRequirements: &csi.TopologyRequirement{Requisite: []*csi.Topology{{Segments: map[string]string{mockdriver.TopologyKey: node}}}},
+		})
+		return err
+	}
+
+	const gib = int64(1) << 30
+	if err := create("node-1", "pvc-1", "fast", 2*gib); err != nil {
+		t.Fatal(err)
+	}
+	if got, maxSize := available("node-1", "fast"); got != 0 || maxSize != 0 {
+		t.Fatalf("node-1 fast after a 2Gi volume: %d available, max %d; want 0, 0", got, maxSize)
+	}
+	if got, maxSize := available("node-2", "fast"); got != 2*gib || maxSize != 2*gib {
+		t.Fatalf("node-2 fast: %d available, max %d; want 2Gi, 2Gi", got, maxSize)
+	}
+	if got, maxSize := available("node-1", ""); got != 4*gib || maxSize != 3*gib {
+		t.Fatalf("node-1 default pool: %d available, max %d; want 4Gi, 3Gi", got, maxSize)
+	}
+	if err := create("node-1", "pvc-2", "fast", gib); status.Code(err) != codes.ResourceExhausted {
+		t.Fatalf("CreateVolume in a full pool = %v, want ResourceExhausted", err)
+	}
+	if err := create("node-2", "pvc-2", "fast", gib); err != nil {
+		t.Fatal(err)
+	}
+	for _, node := range []string{"node-1", "node-2"} {
+		vols, err := mockdriver.ReadVolumes(filepath.Join(dir, node+".json"))
+		if err != nil || len(vols) != 1 {
+			t.Fatalf("%s state file: %d volumes (%v), want its own 1", node, len(vols), err)
+		}
+	}
+}

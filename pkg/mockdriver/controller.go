@@ -9,7 +9,6 @@ import (
 	"github.com/container-storage-interface/spec/lib/go/csi"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/types/known/wrapperspb"
 	"k8s.io/klog/v2"
 )
 
@@ -25,7 +24,7 @@ func (s *controllerServer) ControllerGetCapabilities(context.Context, *csi.Contr
 		csi.ControllerServiceCapability_RPC_CLONE_VOLUME,
 		csi.ControllerServiceCapability_RPC_SINGLE_NODE_MULTI_WRITER,
 	}
-	if s.d.capacity > 0 {
+	if s.d.capacityEnabled() {
 		types = append(types, csi.ControllerServiceCapability_RPC_GET_CAPACITY)
 	}
 	if s.d.snapshots {
@@ -114,6 +113,10 @@ func (d *Driver) createVolume(ctx context.Context, req *csi.CreateVolumeRequest)
 		return &csi.CreateVolumeResponse{Volume: toCSIVolume(*existing)}, nil
 	}
 
+	pool := poolOf(req.GetParameters())
+	if _, known := d.poolSize(pool); !known {
+		return nil, status.Errorf(codes.InvalidArgument, "unknown pool %q in parameter %s", pool, PoolParameter)
+	}
 	var topology []map[string]string
 	dataID := ""
 	if id := source.snapshotID; id != "" {
@@ -162,13 +165,15 @@ func (d *Driver) createVolume(ctx context.Context, req *csi.CreateVolumeRequest)
 		}
 	}
 	if d.topology && topology == nil {
-		topology = d.chooseTopology(req.GetAccessibilityRequirements())
+		if topology = d.chooseTopology(req.GetAccessibilityRequirements()); topology == nil {
+			return nil, status.Error(codes.ResourceExhausted, "no requisite topology names a node under "+TopologyKey)
+		}
 	}
 	if d.maxVolumeSize > 0 && size > d.maxVolumeSize {
 		return nil, status.Errorf(codes.OutOfRange, "requested %d bytes, the maximum volume size is %d", size, d.maxVolumeSize)
 	}
-	if d.capacity > 0 && d.state.usedBytes()+size > d.capacity {
-		return nil, status.Errorf(codes.ResourceExhausted, "requested %d bytes, only %d of %d are free", size, d.capacity-d.state.usedBytes(), d.capacity)
+	if err := d.checkRoomLocked(pool, topology, size); err != nil {
+		return nil, err
 	}
 
 	id, err := d.newVolumeID()
@@ -197,7 +202,7 @@ func (d *Driver) createVolume(ctx context.Context, req *csi.CreateVolumeRequest)
 		return nil, err
 	}
 	created := d.state.volumeByID(id)
-	logger.V(2).Info("Created volume", "name", created.Name, "volumeID", created.ID, "bytes", created.CapacityBytes, "sourceVolume", sourceID, "sourceSnapshot", source.snapshotID)
+	logger.V(2).Info("Created volume", "name", created.Name, "volumeID", created.ID, "bytes", created.CapacityBytes, "pool", pool, "topology", created.AccessibleTopology, "sourceVolume", sourceID, "sourceSnapshot", source.snapshotID)
 	return &csi.CreateVolumeResponse{Volume: toCSIVolume(*created)}, nil
 }
 
@@ -281,32 +286,6 @@ func (s *controllerServer) ValidateVolumeCapabilities(ctx context.Context, req *
 		VolumeCapabilities: req.GetVolumeCapabilities(),
 		Parameters:         req.GetParameters(),
 	}}, nil
-}
-
-// GetCapacity treats all storage as one pool reachable from any topology;
-// it is only advertised when Config.Capacity is set.
-func (s *controllerServer) GetCapacity(ctx context.Context, req *csi.GetCapacityRequest) (*csi.GetCapacityResponse, error) {
-	if s.d.capacity <= 0 {
-		return nil, status.Error(codes.Unimplemented, "GetCapacity needs a configured capacity")
-	}
-	for _, c := range req.GetVolumeCapabilities() {
-		if validateCapability(c) != nil {
-			// No volume can be created with capabilities the driver rejects.
-			return &csi.GetCapacityResponse{}, nil
-		}
-	}
-	s.d.mu.Lock()
-	available := max(s.d.capacity-s.d.state.usedBytes(), 0)
-	s.d.mu.Unlock()
-
-	maxSize := available
-	if s.d.maxVolumeSize > 0 {
-		maxSize = min(maxSize, s.d.maxVolumeSize)
-	}
-	return &csi.GetCapacityResponse{
-		AvailableCapacity: available,
-		MaximumVolumeSize: wrapperspb.Int64(maxSize),
-	}, nil
 }
 
 // newVolumeID returns a random id not used by any existing volume. Random

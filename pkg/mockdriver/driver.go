@@ -8,6 +8,7 @@ package mockdriver
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
 	"sort"
@@ -49,10 +50,16 @@ type Config struct {
 	// Topology advertises VOLUME_ACCESSIBILITY_CONSTRAINTS and gives every
 	// volume an accessible topology.
 	Topology bool
-	// Capacity is the total number of bytes the driver hands out; 0 means
-	// unlimited. When set, GET_CAPACITY is advertised and CreateVolume
-	// fails with ResourceExhausted once the pool is used up.
+	// Capacity is the size in bytes of the default pool, the one used by
+	// volumes without a PoolParameter; 0 means unlimited. With Topology
+	// every node (every value of TopologyKey) has a pool of this size of
+	// its own. When set, GET_CAPACITY is advertised and CreateVolume fails
+	// with ResourceExhausted once the pool of the chosen node is used up.
 	Capacity int64
+	// Pools are named pools, selected with the PoolParameter, and their
+	// sizes in bytes per node as for Capacity. Names must not be empty and
+	// sizes must be positive. Any pool advertises GET_CAPACITY.
+	Pools map[string]int64
 	// MaxVolumeSize caps a single volume; 0 means no cap. Larger requests
 	// fail with OutOfRange.
 	MaxVolumeSize int64
@@ -71,6 +78,7 @@ type Driver struct {
 	nodeID        string
 	topology      bool
 	capacity      int64
+	pools         map[string]int64
 	maxVolumeSize int64
 	snapshots     bool
 	faults        Faults
@@ -115,6 +123,14 @@ func New(cfg Config) (*Driver, error) {
 	if cfg.Capacity < 0 {
 		return nil, errors.New("invalid capacity: must not be negative")
 	}
+	for name, size := range cfg.Pools {
+		if name == "" {
+			return nil, errors.New("invalid pool: the name must not be empty")
+		}
+		if size <= 0 {
+			return nil, fmt.Errorf("invalid pool %q: the size must be positive", name)
+		}
+	}
 	if cfg.MaxVolumeSize < 0 {
 		return nil, errors.New("invalid maximum volume size: must not be negative")
 	}
@@ -128,6 +144,7 @@ func New(cfg Config) (*Driver, error) {
 		nodeID:        cfg.NodeID,
 		topology:      cfg.Topology,
 		capacity:      cfg.Capacity,
+		pools:         maps.Clone(cfg.Pools),
 		maxVolumeSize: cfg.MaxVolumeSize,
 		faults:        faults,
 		snapshots:     !cfg.DisableSnapshots,

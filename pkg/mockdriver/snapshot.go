@@ -15,7 +15,8 @@ import (
 )
 
 // Snapshot is one snapshot as the driver stores it. Snapshots use no
-// capacity: Config.Capacity counts volumes only.
+// capacity: the pools of Config.Capacity and Config.Pools count volumes
+// only.
 type Snapshot struct {
 	Name           string `json:"name"`
 	ID             string `json:"id"`

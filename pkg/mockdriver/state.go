@@ -159,14 +159,6 @@ func (s *state) volumeByID(id string) *Volume {
 	return nil
 }
 
-func (s *state) usedBytes() int64 {
-	var used int64
-	for _, v := range s.Volumes {
-		used += v.CapacityBytes
-	}
-	return used
-}
-
 func (s *state) publicationsOf(volumeID string) []Publication {
 	var out []Publication
 	for _, p := range s.Publications {

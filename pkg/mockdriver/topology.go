@@ -6,15 +6,24 @@ import (
 	"github.com/container-storage-interface/spec/lib/go/csi"
 )
 
-// chooseTopology picks where a new volume is accessible from: the first
-// preferred topology, else the first requisite one, else the driver's own
-// node. The driver does not check that it "runs" there; it models storage
-// reachable from wherever the CO asks.
+// chooseTopology picks where a new volume is accessible from, the way
+// TopoLVM picks a node: the first preferred segment that names a node under
+// TopologyKey, else the first such requisite one, else the driver's own
+// node. Segments without a node are skipped because no pool serves them.
+// It returns nil when there are requisite segments but none names a node,
+// as no placement then satisfies the CO. The driver does not check that it
+// "runs" on the chosen node; it models storage reachable from wherever the
+// CO asks.
 func (d *Driver) chooseTopology(req *csi.TopologyRequirement) []map[string]string {
 	for _, list := range [][]*csi.Topology{req.GetPreferred(), req.GetRequisite()} {
-		if len(list) > 0 && len(list[0].GetSegments()) > 0 {
-			return []map[string]string{maps.Clone(list[0].GetSegments())}
+		for _, t := range list {
+			if _, ok := segmentOf(t.GetSegments()); ok {
+				return []map[string]string{maps.Clone(t.GetSegments())}
+			}
 		}
+	}
+	if len(req.GetRequisite()) > 0 {
+		return nil
 	}
 	return []map[string]string{d.nodeTopology()}
 }
