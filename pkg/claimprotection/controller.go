@@ -49,7 +49,11 @@ type Options struct {
 	// finalizer left from before is removed from every claim whose
 	// CreateVolume is not running in this process.
 	ProvisioningProtection bool
-	EventRecorder          record.EventRecorder
+	// NodeName is this sidecar's node with --node-deployment, else empty.
+	// Then only claims provisioned on this node (or on none) are replayed
+	// here: another node's driver holds the others' volumes.
+	NodeName      string
+	EventRecorder record.EventRecorder
 	// Metrics receive the controller's metrics; nil keeps a private,
 	// unregistered set.
 	Metrics *Metrics
@@ -79,6 +83,7 @@ type Controller struct {
 	calls      CallStates
 	replayer   Replayer
 	protect    bool
+	nodeName   string
 	metrics    *Metrics
 	holds      *finalizer.Holds[types.UID]
 	recorder   record.EventRecorder
@@ -123,6 +128,7 @@ func New(opts Options) (*Controller, error) {
 		calls:      opts.Calls,
 		replayer:   opts.Replayer,
 		protect:    opts.ProvisioningProtection,
+		nodeName:   opts.NodeName,
 		metrics:    m,
 		holds: finalizer.NewHolds[types.UID](finalizer.HoldsOptions{
 			Gauge: m.HeldClaims, Recorder: opts.EventRecorder,

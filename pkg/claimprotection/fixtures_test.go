@@ -62,6 +62,9 @@ type setup struct {
 	volumes  []*v1.PersistentVolume
 	replayer *replayer
 	gateOff  bool
+	// nodeName runs the controller as a sidecar of that node
+	// (--node-deployment).
+	nodeName string
 }
 
 // env is a claim protection controller over informers of a fake API
@@ -105,6 +108,7 @@ func newEnv(t *testing.T, s setup) *env {
 		Calls:                  calls,
 		Replayer:               s.replayer,
 		ProvisioningProtection: !s.gateOff,
+		NodeName:               s.nodeName,
 		EventRecorder:          recorder,
 		Metrics:                m,
 	})

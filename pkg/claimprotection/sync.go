@@ -124,6 +124,12 @@ func (c *Controller) provisioningOver(ctx context.Context, claim *v1.PersistentV
 		// Harmless on a live claim, and provisioning still needs it.
 		return false, nil
 	}
+	if node := provisioning.ProvisioningNode(claim); c.nodeName != "" && node != "" && node != c.nodeName {
+		// Only that node's driver can hold the volume: its sidecar,
+		// running or restarted, replays the call there.
+		klog.FromContext(ctx).V(4).Info("Claim provisioned on another node, left to its sidecar", "node", node)
+		return false, nil
+	}
 	c.setHeld(claim)
 	return c.replayer.ReplayAndDelete(ctx, claim)
 }

@@ -1,0 +1,49 @@
+package claimprotection
+
+import (
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+)
+
+func onNode(claim *v1.PersistentVolumeClaim, annotations map[string]string) *v1.PersistentVolumeClaim {
+	if claim.Annotations == nil {
+		claim.Annotations = map[string]string{}
+	}
+	for k, v := range annotations {
+		claim.Annotations[k] = v
+	}
+	return claim
+}
+
+// Another node's driver holds the volume: replaying here would look in
+// the wrong driver, and releasing would leak it.
+func TestADeletedClaimOfAnotherNodeIsLeftToItsSidecar(t *testing.T) {
+	claim := onNode(heldClaim(), map[string]string{provisioning.AnnProvisioningNode: "node-b", provisioning.AnnSelectedNode: "node-b"})
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{claim}, nodeName: "node-a"})
+	e.deleteClaim(t, "db")
+	if err := e.sync(t, "db"); err != nil {
+		t.Fatal(err)
+	}
+	if e.replayer.replays() != 0 {
+		t.Errorf("%d replays on node-a of a claim provisioned on node-b", e.replayer.replays())
+	}
+	if c := e.claim(t, "db"); c == nil || !has(c, provisioning.ProvisioningProtectionFinalizer) {
+		t.Error("node-a released a claim whose volume node-b's driver may hold")
+	}
+}
+
+// The node recorded with the finalizer wins over a selected node that
+// changed since (a reschedule after a final error).
+func TestTheRecordedNodeReplaysADeletedClaim(t *testing.T) {
+	claim := onNode(heldClaim(), map[string]string{provisioning.AnnProvisioningNode: "node-a", provisioning.AnnSelectedNode: "node-b"})
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{claim}, nodeName: "node-a"})
+	e.run(t)
+	e.deleteClaim(t, "db")
+	eventually(t, "the claim to be released and gone", func() bool { return e.claim(t, "db") == nil })
+	if e.replayer.replays() != 1 {
+		t.Errorf("%d replays, want 1", e.replayer.replays())
+	}
+}
