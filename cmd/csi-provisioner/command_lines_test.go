@@ -10,7 +10,6 @@ import (
 // What refuses each capability this release does not build yet, and the
 // issue that builds it.
 var capabilityRefusals = map[string]string{
-	"capacity":                "--enable-capacity is not supported by this release",                  // issue 14
 	"node-deployment":         "--node-deployment is not supported by this release",                  // issue 14
 	"volume-attributes-class": "feature gate VolumeAttributesClass is not supported by this release", // issue 16
 }

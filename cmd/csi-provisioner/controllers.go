@@ -16,14 +16,17 @@ import (
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	storagelisters "k8s.io/client-go/listers/storage/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/component-base/featuregate"
+	k8smetrics "k8s.io/component-base/metrics"
 	"k8s.io/klog/v2"
 	libcontroller "sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 	libmetrics "sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller/metrics"
 
+	"github.com/csi-protect/external-provisioner/pkg/capacity"
 	"github.com/csi-protect/external-provisioner/pkg/claimprotection"
 	"github.com/csi-protect/external-provisioner/pkg/controller"
 	"github.com/csi-protect/external-provisioner/pkg/csiconn"
@@ -57,6 +60,13 @@ type controllersOptions struct {
 	PVProtectionMetrics       *pvprotection.Metrics
 	PVCProtectionMetrics      *pvcprotection.Metrics
 	CleanupMetrics            *cleanup.Metrics
+	// RESTConfig and Getenv build capacity tracking's own client and find
+	// its namespace and owner; Registry receives its metrics.
+	RESTConfig *rest.Config
+	Getenv     func(string) string
+	Registry   k8smetrics.KubeRegistry
+	// Local is this sidecar's node with --node-deployment, else nil.
+	Local *localNode
 }
 
 // controllers are the provisioning and claim protection controllers and
@@ -78,6 +88,9 @@ type controllers struct {
 	// with LocalVolumes to free of a finalizer this sidecar added.
 	localVolumeCleanup        *cleanup.Controller
 	localVolumeCleanupThreads int
+	// capacity is nil unless --enable-capacity and the driver reports
+	// capacity.
+	capacity *capacityTracking
 }
 
 // featuresFrom reads the provisioner's gates once; it never sees the gate.
@@ -172,7 +185,22 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 		return nil, fmt.Errorf("creating provisioner: %w", err)
 	}
 
-	provisioning := libcontroller.NewProvisionController(logger, o.Client, o.Driver.Name, provisioner,
+	var capacityTracking *capacityTracking
+	var libProvisioner capacity.Provisioner = provisioner
+	if cfg.enableCapacity {
+		capacityTracking, err = newCapacityTracking(ctx, capacityOptions{
+			Config: cfg, RESTConfig: o.RESTConfig, Getenv: o.Getenv, Driver: o.Driver, Conn: o.Conn,
+			Factory: factory, Local: o.Local, Registry: o.Registry,
+		})
+		if err != nil {
+			return nil, err
+		}
+		if capacityTracking != nil {
+			libProvisioner = capacity.WithRefresh(provisioner, capacityTracking.controller)
+		}
+	}
+
+	provisioning := libcontroller.NewProvisionController(logger, o.Client, o.Driver.Name, libProvisioner,
 		// Leader election is done around the whole process, not in the library.
 		libcontroller.LeaderElection(false),
 		// Retry failed operations forever, backing off as upstream does.
@@ -215,6 +243,7 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 		dataSources:               sources,
 		volumeProtectionThreads:   int(cfg.volumeProtectionThreads),
 		localVolumeCleanupThreads: int(cfg.localVolumeCleanupThreads),
+		capacity:                  capacityTracking,
 	}
 	if err := ctrls.addVolumeProtection(logger, o, factory); err != nil {
 		return nil, err
@@ -274,9 +303,11 @@ func (c *controllers) run(ctx context.Context) {
 
 	c.factory.Start(ctx.Done())
 	c.dataSources.start(ctx)
+	c.capacity.start(ctx)
 	// Shutdown waits for the informer goroutines, which end with ctx.
 	defer c.factory.Shutdown()
 	defer c.dataSources.shutdown()
+	defer c.capacity.shutdown()
 	for typ, synced := range c.factory.WaitForCacheSync(ctx.Done()) {
 		if !synced {
 			logger.Info("Stopped before the informer cache synced", "type", typ.String())
@@ -300,6 +331,10 @@ func (c *controllers) run(ctx context.Context) {
 	}
 	if c.localVolumeCleanup != nil {
 		wg.Go(func() { c.localVolumeCleanup.Run(ctx, c.localVolumeCleanupThreads) })
+	}
+	if c.capacity != nil {
+		// Run waits for its own caches.
+		wg.Go(func() { c.capacity.controller.Run(ctx, c.capacity.threads) })
 	}
 	c.provisioning.Run(ctx)
 	wg.Wait()

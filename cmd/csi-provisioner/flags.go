@@ -20,7 +20,6 @@ import (
 // those capabilities are accepted at any value, as they change nothing while
 // the capability is off. Remove an entry when its capability lands.
 var notBuiltFlags = []string{
-	"enable-capacity",
 	"node-deployment",
 }
 

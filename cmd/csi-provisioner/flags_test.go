@@ -295,10 +295,13 @@ func TestTuningFlagsOfNotBuiltCapabilitiesAreAccepted(t *testing.T) {
 	}
 }
 
-func TestEnableCapacityMessage(t *testing.T) {
-	_, err := parseFlags([]string{"--enable-capacity"})
-	if err == nil || err.Error() != "--enable-capacity is not supported by this release" {
-		t.Errorf("got %v", err)
+func TestCapacityTrackingIsAccepted(t *testing.T) {
+	cfg, err := parseFlags([]string{"--enable-capacity", "--capacity-poll-interval=30s", "--capacity-ownerref-level=-1"})
+	if err != nil {
+		t.Fatalf("refused: %v", err)
+	}
+	if !cfg.enableCapacity || cfg.capacityPollInterval != 30*time.Second || cfg.capacityOwnerrefLevel != -1 {
+		t.Errorf("values not kept: %+v", cfg)
 	}
 }
 
@@ -374,11 +377,11 @@ func TestLeaseTimingsOnlyCheckedWithLeaderElection(t *testing.T) {
 }
 
 func TestSeveralErrorsOneLine(t *testing.T) {
-	_, err := parseFlags([]string{"--enable-capacity", "--worker-threads=0"})
+	_, err := parseFlags([]string{"--timeout=0", "--worker-threads=0"})
 	if err == nil {
 		t.Fatal("accepted")
 	}
-	for _, want := range []string{"--enable-capacity", "--worker-threads"} {
+	for _, want := range []string{"--timeout", "--worker-threads"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("%q does not name %s", err, want)
 		}

@@ -19,7 +19,6 @@ func TestRealMainBadFlag(t *testing.T) {
 		want string
 	}{
 		{[]string{"--bogus"}, "csi-provisioner: flag provided but not defined: --bogus\n"},
-		{[]string{"--enable-capacity"}, "csi-provisioner: --enable-capacity is not supported by this release\n"},
 		{[]string{"--feature-gates=VolumeAttributesClass=true"}, "csi-provisioner: feature gate VolumeAttributesClass is not supported by this release\n"},
 	} {
 		var stdout, stderr bytes.Buffer

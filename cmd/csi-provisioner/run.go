@@ -69,6 +69,9 @@ func run(ctx context.Context, cfg *config) error {
 		PVProtectionMetrics:       runMetrics.pvProtection,
 		PVCProtectionMetrics:      runMetrics.pvcProtection,
 		CleanupMetrics:            runMetrics.cleanup,
+		RESTConfig:                rc,
+		Getenv:                    os.Getenv,
+		Registry:                  runMetrics.registry,
 	})
 	if err != nil {
 		return err
