@@ -124,9 +124,12 @@ func (c *Controller) provisioningOver(ctx context.Context, claim *v1.PersistentV
 		// Harmless on a live claim, and provisioning still needs it.
 		return false, nil
 	}
-	if node := provisioning.ProvisioningNode(claim); c.nodeName != "" && node != "" && node != c.nodeName {
+	if node := provisioning.ProvisioningNode(claim); c.nodeName != "" && node != c.nodeName {
 		// Only that node's driver can hold the volume: its sidecar,
-		// running or restarted, replays the call there.
+		// running or restarted, replays the call there. A claim with no
+		// node recorded (its finalizer put on by a central sidecar before
+		// a switch to node deployment) is left alone by every node: no
+		// sidecar knows which driver to ask, and releasing it could leak.
 		klog.FromContext(ctx).V(4).Info("Claim provisioned on another node, left to its sidecar", "node", node)
 		return false, nil
 	}

@@ -34,7 +34,19 @@ func (p *Provisioner) VolumeName(claim *v1.PersistentVolumeClaim) (string, error
 // by name: calling it again returns the volume once the driver has it. It
 // returns true once no volume for the claim exists or can appear, false
 // while another call for the claim runs in this process.
+//
+// In node deployment only the sidecar of the claim's provisioning.ProvisioningNode may
+// replay: any other returns false and an error wrapping ErrOtherNode.
 func (p *Provisioner) ReplayAndDelete(ctx context.Context, claim *v1.PersistentVolumeClaim) (bool, error) {
+	if p.node != nil {
+		switch node := provisioning.ProvisioningNode(claim); node {
+		case p.node.NodeName:
+		case "":
+			return false, fmt.Errorf("%w: claim %s records no node, so no sidecar knows which node's driver may hold its volume", ErrOtherNode, klog.KObj(claim))
+		default:
+			return false, fmt.Errorf("%w: claim %s was provisioned by node %q, this is node %q", ErrOtherNode, klog.KObj(claim), node, p.node.NodeName)
+		}
+	}
 	previous, ok := p.calls.Begin(claim.UID)
 	if !ok {
 		return false, nil
@@ -122,7 +134,11 @@ func (p *Provisioner) abandonedRequest(ctx context.Context, claim *v1.Persistent
 		return nil, fmt.Errorf("StorageClass %q: %w", className, err)
 	}
 	var node *v1.Node
-	if name := claim.Annotations[annSelectedNode]; name != "" && p.opts.NodeLister != nil {
+	switch name := claim.Annotations[annSelectedNode]; {
+	case p.node != nil:
+		// ReplayAndDelete checked that the call was made on this node.
+		node = p.node.node
+	case name != "" && p.opts.NodeLister != nil:
 		// A node gone since then leaves the request without it.
 		node, _ = p.opts.NodeLister.Get(name)
 	}

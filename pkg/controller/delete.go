@@ -31,6 +31,16 @@ func (p *Provisioner) Delete(ctx context.Context, pv *v1.PersistentVolume) error
 		return &controller.IgnoredError{Reason: fmt.Sprintf("volume of driver %q", pv.Spec.CSI.Driver)}
 	}
 	logger := klog.LoggerWithValues(klog.FromContext(ctx), "PV", pv.Name, "handle", pv.Spec.CSI.VolumeHandle)
+	if p.node != nil {
+		// Only the driver of the node the volume was made on can delete it.
+		ok, err := volumeAccessible(pv.Spec.NodeAffinity, p.node.NodeName, p.node.NodeInfo.GetAccessibleTopology())
+		if err != nil {
+			return fmt.Errorf("checking the node affinity of persistentvolume %s: %w", pv.Name, err)
+		}
+		if !ok {
+			return &controller.IgnoredError{Reason: "PV was not provisioned on this node"}
+		}
+	}
 
 	if node, err := p.attachedTo(pv.Name); err != nil {
 		return err

@@ -86,6 +86,10 @@ type Options struct {
 	PreventVolumeModeConversion bool
 
 	Features Features
+	// NodeDeployment turns on distributed provisioning (--node-deployment):
+	// one sidecar per node. Nil is the central deployment. With it, nil
+	// NodeLister and CSINodeLister default to LocalTopologyListers.
+	NodeDeployment *NodeDeployment
 	// Metrics of provisioning protection; nil gives unregistered ones.
 	Metrics *Metrics
 }

@@ -39,6 +39,20 @@ func (p *Provisioner) Provision(ctx context.Context, o controller.ProvisionOptio
 		// been started for a claim being deleted; nothing new starts here.
 		return nil, controller.ProvisioningFinished, &controller.IgnoredError{Reason: "the claim is being deleted"}
 	}
+	if p.node != nil {
+		// The same check ran in ShouldProvision, but may have failed.
+		owned, err := p.checkNode(ctx, claim, class)
+		if err != nil {
+			return nil, controller.ProvisioningNoChange, fmt.Errorf("node check failed: %w", err)
+		}
+		if !owned {
+			return nil, controller.ProvisioningNoChange, &controller.IgnoredError{
+				Reason: fmt.Sprintf("not responsible for provisioning claim %s: it is not assigned to node %q", klog.KObj(claim), p.node.NodeName),
+			}
+		}
+		// Topology comes from the local driver alone, not from the Node.
+		o.SelectedNode = p.node.node
+	}
 	req, prep, err := p.prepare(ctx, o)
 	if err != nil {
 		return nil, prepareState(err), err
@@ -220,16 +234,7 @@ func (p *Provisioner) prepare(ctx context.Context, o controller.ProvisionOptions
 
 	if p.topologyEnabled() {
 		prep.topology = true
-		req.AccessibilityRequirements, err = topology.Requirements(ctx, topology.Request{
-			DriverName:        p.opts.DriverName,
-			PVName:            claim.Name, // the claim name spreads StatefulSet replicas, as upstream does
-			AllowedTopologies: class.AllowedTopologies,
-			SelectedNode:      o.SelectedNode,
-			StrictTopology:    p.opts.StrictTopology,
-			ImmediateTopology: p.opts.ImmediateTopology,
-			CSINodes:          p.opts.CSINodeLister,
-			Nodes:             p.opts.NodeLister,
-		})
+		req.AccessibilityRequirements, err = topology.Requirements(ctx, p.topologyRequest(claim, class, o.SelectedNode))
 		if err != nil {
 			return nil, nil, fmt.Errorf("accessibility requirements: %w", err)
 		}

@@ -13,6 +13,7 @@ import (
 	"errors"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 )
 
@@ -23,6 +24,8 @@ type Provisioner struct {
 	calls   CallTracker
 	metrics *Metrics
 	deleted *deletedVolumes
+	// node is nil in the central deployment.
+	node *nodeDeployment
 }
 
 var (
@@ -33,6 +36,14 @@ var (
 
 // New returns a Provisioner for the driver described by opts.
 func New(opts Options) (*Provisioner, error) {
+	if nd := opts.NodeDeployment; nd != nil {
+		if err := nd.validate(); err != nil {
+			return nil, err
+		}
+		if opts.NodeLister == nil && opts.CSINodeLister == nil {
+			opts.NodeLister, opts.CSINodeLister = LocalTopologyListers(opts.DriverName, nd.NodeName, nd.NodeInfo)
+		}
+	}
 	switch {
 	case opts.DriverName == "":
 		return nil, errors.New("provisioner needs a driver name")
@@ -57,7 +68,11 @@ func New(opts Options) (*Provisioner, error) {
 	if metrics == nil {
 		metrics = NewMetrics()
 	}
-	return &Provisioner{opts: opts, calls: opts.Calls, metrics: metrics, deleted: newDeletedVolumes(deletedVolumesKept)}, nil
+	p := &Provisioner{opts: opts, calls: opts.Calls, metrics: metrics, deleted: newDeletedVolumes(deletedVolumesKept)}
+	if nd := opts.NodeDeployment; nd != nil {
+		p.node = newNodeDeployment(opts.DriverName, *nd)
+	}
+	return p, nil
 }
 
 // SupportsBlock reports that raw block claims may be sent to the driver; a
@@ -65,7 +80,27 @@ func New(opts Options) (*Provisioner, error) {
 func (p *Provisioner) SupportsBlock(ctx context.Context) bool { return true }
 
 // ShouldProvision leaves claims whose data source is filled by a volume
-// populator to that populator.
+// populator to that populator. In node deployment it also leaves claims to
+// the sidecar of their selected node, and may take a claim of an Immediate
+// class for this node (see checkNode), which can block for the back-off
+// delay (at most NodeDeployment.MaxDelay per attempt) or until ctx ends.
 func (p *Provisioner) ShouldProvision(ctx context.Context, claim *v1.PersistentVolumeClaim) bool {
-	return !isPopulatorClaim(claim)
+	if isPopulatorClaim(claim) {
+		return false
+	}
+	if p.node == nil {
+		return true
+	}
+	logger := klog.LoggerWithValues(klog.FromContext(ctx), "PVC", klog.KObj(claim), "node", p.node.NodeName)
+	owned, err := p.checkNode(klog.NewContext(ctx, logger), claim, nil)
+	switch {
+	case ctx.Err() != nil:
+		return false
+	case err != nil:
+		// As upstream: let the attempt start; Provision checks again and
+		// a failure there is reported with an event.
+		logger.V(2).Info("Checking the node of the claim failed, Provision will check again", "err", err)
+		return true
+	}
+	return owned
 }

@@ -18,7 +18,10 @@ import (
 // made: a volume whose claim could vanish unnoticed is exactly the leak the
 // finalizer exists to prevent. A restore's snapshot handle is recorded in
 // the same write, so that the call can be replayed even once the snapshot
-// is gone (see provisioning.AnnRestoredSnapshotHandle).
+// is gone (see provisioning.AnnRestoredSnapshotHandle). In node deployment
+// the node is recorded in it too (provisioning.AnnProvisioningNode), and
+// rewritten when the finalizer is there but names another node, so that
+// only this node's sidecar replays the call.
 func (p *Provisioner) protectClaim(ctx context.Context, claim *v1.PersistentVolumeClaim, snapshotHandle string) error {
 	// The lib's copy may be older than the cache; a claim whose deletion has
 	// begun gets no new CreateVolume.
@@ -33,15 +36,25 @@ func (p *Provisioner) protectClaim(ctx context.Context, claim *v1.PersistentVolu
 	if snapshotHandle != "" {
 		record = append(record, finalizer.WithAnnotation(provisioning.AnnRestoredSnapshotHandle, snapshotHandle))
 	}
+	if p.node != nil {
+		if previous := current.Annotations[provisioning.AnnProvisioningNode]; previous != "" && previous != p.node.NodeName {
+			klog.FromContext(ctx).V(2).Info("Claim moves to this node for provisioning", "previousNode", previous)
+		}
+		record = append(record, finalizer.WithAnnotation(provisioning.AnnProvisioningNode, p.node.NodeName))
+	}
+	had := finalizer.Has(current, provisioning.ProvisioningProtectionFinalizer)
 	wrote, err := p.addClaimFinalizer(ctx, current, provisioning.ProvisioningProtectionFinalizer, func(live *v1.PersistentVolumeClaim, err error) error {
 		return liveForProvisioning(claim, live, err)
 	}, record...)
 	if err != nil {
 		return fmt.Errorf("adding the provisioning-protection finalizer before CreateVolume: %w", err)
 	}
-	if wrote {
+	switch {
+	case wrote && !had:
 		p.metrics.FinalizersAdded.Inc()
 		klog.FromContext(ctx).V(4).Info("Added provisioning-protection finalizer")
+	case wrote:
+		klog.FromContext(ctx).V(4).Info("Updated what the provisioning-protection finalizer records")
 	}
 	return nil
 }
