@@ -10,7 +10,6 @@ import (
 // What refuses each capability this release does not build yet, and the
 // issue that builds it.
 var capabilityRefusals = map[string]string{
-	"node-deployment":         "--node-deployment is not supported by this release",                  // issue 14
 	"volume-attributes-class": "feature gate VolumeAttributesClass is not supported by this release", // issue 16
 }
 
@@ -64,9 +63,6 @@ func TestCollectedCommandLinesParseWithoutCapabilities(t *testing.T) {
 		t.Run(line.Name, func(t *testing.T) {
 			var args []string
 			for _, arg := range line.ExpandedArgs() {
-				if name := commandlines.FlagName(arg); name == "enable-capacity" || name == "node-deployment" {
-					continue
-				}
 				args = append(args, strings.ReplaceAll(arg, "VolumeAttributesClass=true", "VolumeAttributesClass=false"))
 			}
 			if _, err := parseFlags(args); err != nil {

@@ -78,9 +78,9 @@ type config struct {
 	// volumesnapshot-as-source-protection finalizers; zero sweeps never.
 	snapshotOrphanSweepInterval time.Duration
 
-	// Capacity tracking and node deployment are not built: enableCapacity
-	// and nodeDeployment are refused when on (see notBuiltFlags); the rest
-	// only tune those two and are accepted at any value.
+	// Capacity tracking (--enable-capacity) and distributed provisioning
+	// (--node-deployment); the tuning flags are checked only when on, as
+	// upstream ignores them otherwise.
 	capacityThreads                uint
 	kubeAPICapacityQPS             float32
 	kubeAPICapacityBurst           int
@@ -187,6 +187,8 @@ func (c *config) validate() []error {
 	}
 
 	errs = append(errs, c.validateVolumeName()...)
+	errs = append(errs, c.validateCapacity()...)
+	errs = append(errs, c.validateNodeDeployment()...)
 
 	if c.leaderElection {
 		errs = append(errs, c.validateLeaderElection()...)
@@ -288,3 +290,37 @@ const (
 	// controllers do.
 	protectionScopeAll = "all"
 )
+
+// validateCapacity checks the tuning of capacity tracking when it is on.
+func (c *config) validateCapacity() []error {
+	if !c.enableCapacity {
+		return nil
+	}
+	var errs []error
+	if c.capacityThreads == 0 {
+		errs = append(errs, fmt.Errorf("--capacity-threads must be at least 1"))
+	}
+	if c.capacityPollInterval <= 0 {
+		errs = append(errs, fmt.Errorf("--capacity-poll-interval must be positive, got %s", c.capacityPollInterval))
+	}
+	if c.kubeAPICapacityBurst < 0 {
+		errs = append(errs, fmt.Errorf("--kube-api-capacity-burst must not be negative, got %d", c.kubeAPICapacityBurst))
+	}
+	return errs
+}
+
+// validateNodeDeployment checks the hand-off delays when node deployment
+// is on.
+func (c *config) validateNodeDeployment() []error {
+	if !c.nodeDeployment {
+		return nil
+	}
+	var errs []error
+	if c.nodeDeploymentBaseDelay < 0 {
+		errs = append(errs, fmt.Errorf("--node-deployment-base-delay must not be negative, got %s", c.nodeDeploymentBaseDelay))
+	}
+	if c.nodeDeploymentMaxDelay < c.nodeDeploymentBaseDelay {
+		errs = append(errs, fmt.Errorf("--node-deployment-max-delay (%s) must not be less than --node-deployment-base-delay (%s)", c.nodeDeploymentMaxDelay, c.nodeDeploymentBaseDelay))
+	}
+	return errs
+}

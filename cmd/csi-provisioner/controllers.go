@@ -129,7 +129,22 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 	// one still names it.
 	var nodes corelisters.NodeLister
 	var csiNodes storagelisters.CSINodeLister
-	if feats.Topology && o.Driver.SupportsTopology() {
+	var nodeDeployment *controller.NodeDeployment
+	switch {
+	case o.Local != nil:
+		// Topology comes from the local driver alone, as upstream: no
+		// sidecar on a node watches every Node.
+		logger.Info("Node deployment: provisioning for this node only", "node", o.Local.Name, "nodeID", o.Local.Info.GetNodeId(),
+			"topology", o.Local.Info.GetAccessibleTopology().GetSegments())
+		nodeDeployment = &controller.NodeDeployment{
+			NodeName:         o.Local.Name,
+			NodeInfo:         o.Local.Info,
+			ImmediateBinding: cfg.nodeDeploymentImmediateBinding,
+			BaseDelay:        cfg.nodeDeploymentBaseDelay,
+			MaxDelay:         cfg.nodeDeploymentMaxDelay,
+		}
+		nodes, csiNodes = controller.LocalTopologyListers(o.Driver.Name, o.Local.Name, o.Local.Info)
+	case feats.Topology && o.Driver.SupportsTopology():
 		logger.Info("CSI driver supports topology, watching Nodes and CSINodes")
 		nodes = factory.Core().V1().Nodes().Lister()
 		csiNodes = factory.Storage().V1().CSINodes().Lister()
@@ -180,9 +195,16 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 		ControllerPublishReadOnly:   cfg.controllerPublishReadOnly,
 		Features:                    feats,
 		Metrics:                     o.ProvisionerMetrics,
+		NodeDeployment:              nodeDeployment,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating provisioner: %w", err)
+	}
+	if nodeDeployment != nil {
+		// A deleted claim's wait to be taken is forgotten.
+		if _, err := claims.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{DeleteFunc: provisioner.OnClaimDelete}); err != nil {
+			return nil, fmt.Errorf("node deployment claim handler: %w", err)
+		}
 	}
 
 	var capacityTracking *capacityTracking
@@ -226,6 +248,7 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 		Calls:                  calls,
 		Replayer:               provisioner,
 		ProvisioningProtection: feats.ProvisioningProtection,
+		NodeName:               o.Local.name(),
 		EventRecorder:          o.EventRecorder,
 		Metrics:                o.ClaimProtectionMetrics,
 		// Same back-off as provisioning, as upstream shares one limiter.

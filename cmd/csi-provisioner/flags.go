@@ -14,15 +14,6 @@ import (
 	"github.com/csi-protect/external-provisioner/pkg/features"
 )
 
-// notBuiltFlags turn on upstream capabilities this release does not have.
-// They are accepted at their default so that existing command lines parse;
-// turned on, they are refused rather than ignored. The flags that only tune
-// those capabilities are accepted at any value, as they change nothing while
-// the capability is off. Remove an entry when its capability lands.
-var notBuiltFlags = []string{
-	"node-deployment",
-}
-
 // parseFlags parses args (without the program name) and validates the result.
 // It returns flag.ErrHelp for -h/--help. With --version it skips validation,
 // so the version can always be printed.
@@ -45,16 +36,7 @@ func parseFlags(args []string) (*config, error) {
 	}
 	cfg.changedKlogFlags = changedKlogFlags(fs, klogFlags)
 
-	var errs []error
-	for _, name := range notBuiltFlags {
-		f := fs.Lookup(name)
-		if f.Value.String() == f.DefValue {
-			continue
-		}
-		errs = append(errs, fmt.Errorf("--%s is not supported by this release", name))
-	}
-	errs = append(errs, cfg.validate()...)
-	if len(errs) > 0 {
+	if errs := cfg.validate(); len(errs) > 0 {
 		return nil, cmdutil.JoinOneLine(errs)
 	}
 	return cfg, nil

@@ -255,26 +255,9 @@ func TestFeaturesFromDefaults(t *testing.T) {
 	}
 }
 
-func TestNotBuiltCapabilitiesAreRefusedWhenOn(t *testing.T) {
-	for _, name := range notBuiltFlags {
-		t.Run(name, func(t *testing.T) {
-			_, err := parseFlags([]string{"--" + name + "=true"})
-			if err == nil {
-				t.Fatal("turned on and accepted")
-			}
-			if msg := err.Error(); msg != "--"+name+" is not supported by this release" {
-				t.Errorf("message %q must be one line naming --%s", msg, name)
-			}
-			if _, err := parseFlags([]string{"--" + name + "=false"}); err != nil {
-				t.Errorf("off refused: %v", err)
-			}
-		})
-	}
-}
-
 // The flags that only tune capacity tracking or node deployment change
-// nothing while those are off, so command lines that set them start.
-func TestTuningFlagsOfNotBuiltCapabilitiesAreAccepted(t *testing.T) {
+// nothing while those are off, so they are accepted at any value then.
+func TestTuningFlagsAreAcceptedWhileTheirCapabilityIsOff(t *testing.T) {
 	args := []string{
 		"--capacity-threads=4",
 		"--capacity-for-immediate-binding",
@@ -292,6 +275,33 @@ func TestTuningFlagsOfNotBuiltCapabilitiesAreAccepted(t *testing.T) {
 	}
 	if cfg.kubeAPICapacityQPS != 10 || cfg.capacityPollInterval != 5*time.Minute {
 		t.Errorf("values not kept: qps %v, poll %s", cfg.kubeAPICapacityQPS, cfg.capacityPollInterval)
+	}
+}
+
+func TestTuningFlagsAreCheckedWhileTheirCapabilityIsOn(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--enable-capacity", "--capacity-poll-interval=0"}, "--capacity-poll-interval must be positive"},
+		{[]string{"--enable-capacity", "--capacity-threads=0"}, "--capacity-threads must be at least 1"},
+		{[]string{"--node-deployment", "--node-deployment-base-delay=2s", "--node-deployment-max-delay=1s"}, "--node-deployment-max-delay (1s) must not be less than --node-deployment-base-delay (2s)"},
+		{[]string{"--node-deployment", "--node-deployment-base-delay=-1s"}, "--node-deployment-base-delay must not be negative"},
+	} {
+		_, err := parseFlags(tc.args)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: got %v, want an error containing %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+func TestNodeDeploymentIsAccepted(t *testing.T) {
+	cfg, err := parseFlags([]string{"--node-deployment", "--node-deployment-base-delay=100ms", "--node-deployment-max-delay=1s", "--node-deployment-immediate-binding=false"})
+	if err != nil {
+		t.Fatalf("refused: %v", err)
+	}
+	if !cfg.nodeDeployment || cfg.nodeDeploymentBaseDelay != 100*time.Millisecond || cfg.nodeDeploymentImmediateBinding {
+		t.Errorf("values not kept: %+v", cfg)
 	}
 }
 

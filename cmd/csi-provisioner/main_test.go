@@ -81,14 +81,14 @@ func TestBinary(t *testing.T) {
 		t.Errorf("--version printed %q", got)
 	}
 
-	cmd := exec.Command(bin, "--csi-address=/csi/csi.sock", "--node-deployment")
+	cmd := exec.Command(bin, "--csi-address=/csi/csi.sock", "--worker-threads=0")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	err = cmd.Run()
 	if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 1 {
 		t.Fatalf("bad flag: got %v, want exit status 1", err)
 	}
-	if got := stderr.String(); got != "csi-provisioner: --node-deployment is not supported by this release\n" {
+	if got := stderr.String(); got != "csi-provisioner: --worker-threads must be at least 1\n" {
 		t.Errorf("stderr %q", got)
 	}
 

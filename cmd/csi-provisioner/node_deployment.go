@@ -8,6 +8,8 @@ import (
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
 	"google.golang.org/grpc"
+
+	"github.com/csi-protect/external-provisioner/pkg/csiconn"
 )
 
 // localNode is the node a sidecar runs on with --node-deployment, and its
@@ -33,4 +35,28 @@ func newLocalNode(ctx context.Context, conn grpc.ClientConnInterface, timeout ti
 		return nil, fmt.Errorf("--node-deployment needs the driver's node service on the same socket: NodeGetInfo: %w", err)
 	}
 	return &localNode{Name: name, Info: info}, nil
+}
+
+// name is the node's name, or "" for a central sidecar (nil).
+func (n *localNode) name() string {
+	if n == nil {
+		return ""
+	}
+	return n.Name
+}
+
+// checkNodeDeployment refuses a driver whose volumes a node's sidecar could
+// not tell from another node's: without topology every sidecar would take
+// every PV for its own, and a DeleteVolume answered NotFound by the wrong
+// node's driver would leak the volume on the right one.
+func checkNodeDeployment(local *localNode, driver *csiconn.DriverInfo, topologyGate bool) error {
+	switch {
+	case !driver.SupportsTopology():
+		return fmt.Errorf("--node-deployment needs a driver with the VOLUME_ACCESSIBILITY_CONSTRAINTS capability; %s has none", driver.Name)
+	case len(local.Info.GetAccessibleTopology().GetSegments()) == 0:
+		return fmt.Errorf("--node-deployment needs the driver's NodeGetInfo to report this node's accessible topology; %s reported none", driver.Name)
+	case !topologyGate:
+		return errors.New("--node-deployment needs --feature-gates=Topology=true: without it PVs get no node affinity, and a node's sidecar could not tell its volumes from another node's")
+	}
+	return nil
 }

@@ -46,6 +46,17 @@ func run(ctx context.Context, cfg *config) error {
 	logger = logger.WithValues("driver", driver.Name)
 	ctx = klog.NewContext(ctx, logger)
 	identity := newIdentity(driver.Name)
+	var local *localNode
+	if cfg.nodeDeployment {
+		if local, err = newLocalNode(ctx, conn, cfg.timeout, os.Getenv); err != nil {
+			return err
+		}
+		if err := checkNodeDeployment(local, driver, cfg.gates.Enabled(features.Topology)); err != nil {
+			return err
+		}
+		// Upstream's identity of a node's sidecar ends with its node.
+		identity += "-" + local.Name
+	}
 	logger.Info("Detected CSI driver", "identity", identity)
 
 	recorder := newEventRecorder(ctx, clients.core)
@@ -72,6 +83,7 @@ func run(ctx context.Context, cfg *config) error {
 		RESTConfig:                rc,
 		Getenv:                    os.Getenv,
 		Registry:                  runMetrics.registry,
+		Local:                     local,
 	})
 	if err != nil {
 		return err
@@ -85,7 +97,12 @@ func run(ctx context.Context, cfg *config) error {
 	}
 
 	runControllers := func(ctx context.Context) error { ctrls.run(ctx); return nil }
-	if cfg.leaderElection {
+	if cfg.leaderElection && local != nil {
+		// Every node's sidecar must work at once; one Lease would leave
+		// all nodes but one without provisioning.
+		logger.Info("Warning: --leader-election is ignored with --node-deployment")
+	}
+	if cfg.leaderElection && local == nil {
 		electorOpts := electorOptions{
 			Client:        clients.election,
 			LockName:      driver.Name,
