@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/csi-protect/external-provisioner/internal/testutil/commandlines"
+	"github.com/csi-protect/external-provisioner/pkg/mockdriver"
 	"github.com/csi-protect/external-provisioner/test/e2e/framework"
 )
 
@@ -30,11 +31,19 @@ var podOnlyFlags = map[string]string{
 	"metrics-address": "--metrics-address=127.0.0.1:0",
 }
 
+// commandLineNode is the node the mock driver of the command lines runs
+// on: a command line with --node-deployment names it in NODE_NAME.
+const commandLineNode = "node-1"
+
 // Every collected upstream and driver command line, with only the pod-local
 // values above replaced, starts the sidecar against the real control plane
 // and the mock driver, which then provisions a claim; a command line that
 // turns on a capability this release does not build yet makes the sidecar
-// exit at once, naming it.
+// exit at once, naming it. The driver has topology and capacity, like the
+// drivers of command lines with --node-deployment and --enable-capacity:
+// such a line gets the Pod its POD_NAME names, owned as deep as its
+// --capacity-ownerref-level walks, and publishes the capacity of a
+// WaitForFirstConsumer class.
 func TestCollectedCommandLinesStartTheSidecar(t *testing.T) {
 	lines, err := commandlines.Load(collectedCommandLines)
 	if err != nil {
@@ -43,8 +52,15 @@ func TestCollectedCommandLinesStartTheSidecar(t *testing.T) {
 	// As admin: the command lines name Lease namespaces (kube-system, the
 	// driver's own) that the shipped Role does not cover; RBAC has tests of
 	// its own.
-	ctx, s := startStack(t, framework.StackOptions{Sidecar: framework.SidecarOptions{Deferred: true, AsAdmin: true}})
+	ctx, s := startStack(t, framework.StackOptions{
+		Driver:  framework.DriverOptions{Topology: true, NodeID: commandLineNode, Capacity: 100 << 30},
+		Sidecar: framework.SidecarOptions{Deferred: true, AsAdmin: true},
+	})
+	if err := s.CreateNodes(ctx, commandLineNode); err != nil {
+		t.Fatal(err)
+	}
 	createStorageClass(ctx, t, s, "mock")
+	createStorageClass(ctx, t, s, "mock-wffc", waitForFirstConsumer)
 
 	for i, line := range lines {
 		t.Run(line.Name, func(t *testing.T) {
@@ -75,6 +91,10 @@ func TestCollectedCommandLinesStartTheSidecar(t *testing.T) {
 
 			leaseNamespace := flagValue(args, "leader-election-namespace", "default")
 			createNamespace(ctx, t, s, leaseNamespace)
+			capacity := boolFlag(args, "enable-capacity")
+			if capacity {
+				createCommandLinePod(ctx, t, s, line, args)
+			}
 			p, err := s.StartSidecar(ctx, opts)
 			if err != nil {
 				t.Fatal(err)
@@ -82,8 +102,18 @@ func TestCollectedCommandLinesStartTheSidecar(t *testing.T) {
 			claim := fmt.Sprintf("line-%d", i)
 			createClaim(ctx, t, s, "default", claim, "mock")
 			waitForClaimBound(ctx, t, s, "default", claim)
+			if capacity {
+				waitForCommandLineCapacity(ctx, t, s, line.Env["NAMESPACE"])
+			}
 			if err := p.Stop(); err != nil {
 				t.Fatal(err)
+			}
+			if capacity {
+				// The next command line must publish its own.
+				err := s.Client().StorageV1().CSIStorageCapacities(line.Env["NAMESPACE"]).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
 			}
 			// The next command line's sidecar must not wait out this one's
 			// Lease (some set it to minutes).
@@ -93,6 +123,57 @@ func TestCollectedCommandLinesStartTheSidecar(t *testing.T) {
 			}
 		})
 	}
+}
+
+// createCommandLinePod creates the Pod a command line with
+// --enable-capacity names in POD_NAME and NAMESPACE, owned as deep as its
+// --capacity-ownerref-level (default 1) walks: a bare Pod for 0, a Pod of a
+// StatefulSet for 1, a Pod of a Deployment's ReplicaSet for 2. A Pod that
+// an earlier line made is kept.
+func createCommandLinePod(ctx context.Context, t *testing.T, s *framework.Stack, line commandlines.CommandLine, args []string) {
+	t.Helper()
+	namespace, pod := line.Env["NAMESPACE"], line.Env["POD_NAME"]
+	if namespace == "" || pod == "" {
+		t.Fatalf("a command line with --enable-capacity without NAMESPACE and POD_NAME in its env: %v", line.Env)
+	}
+	createNamespace(ctx, t, s, namespace)
+	if _, err := s.Client().CoreV1().Pods(namespace).Get(ctx, pod, metav1.GetOptions{}); err == nil {
+		return
+	}
+	kind := map[string]framework.WorkloadKind{
+		"0": framework.WorkloadPod,
+		"1": framework.WorkloadStatefulSet,
+		"2": framework.WorkloadDeployment,
+	}[flagValue(args, "capacity-ownerref-level", "1")]
+	if kind == "" {
+		return // -1: no owner, no Pod needed
+	}
+	w, err := framework.CreateWorkload(ctx, s.Client(), namespace, kind, "owner-of-"+pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.CreatePod(ctx, s.Client(), pod, line.Env["NODE_NAME"]); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitForCommandLineCapacity waits for the CSIStorageCapacity of the
+// WaitForFirstConsumer class on the driver's node, in the namespace of a
+// command line's sidecar.
+func waitForCommandLineCapacity(ctx context.Context, t *testing.T, s *framework.Stack, namespace string) {
+	t.Helper()
+	waitFor(ctx, t, s, "the capacity of mock-wffc on "+commandLineNode+" in namespace "+namespace, func(ctx context.Context) (bool, error) {
+		list, err := s.Client().StorageV1().CSIStorageCapacities(namespace).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, c := range list.Items {
+			if segment, ok := framework.CapacitySegment(&c, mockdriver.TopologyKey); ok && segment == commandLineNode && c.StorageClassName == "mock-wffc" && c.Capacity != nil && c.Capacity.Value() > 0 {
+				return true, nil
+			}
+		}
+		return false, fmt.Errorf("objects: %s", framework.DescribeCapacities(list.Items))
+	})
 }
 
 // onTheStack replaces the pod-only flags of a collected command line.
@@ -121,6 +202,19 @@ func flagValue(args []string, name, def string) string {
 		}
 	}
 	return value
+}
+
+// boolFlag is the value the last "--name" or "--name=value" in args sets,
+// false without one.
+func boolFlag(args []string, name string) bool {
+	on := false
+	for _, arg := range args {
+		if commandlines.FlagName(arg) == name {
+			_, v, hasValue := strings.Cut(arg, "=")
+			on = !hasValue || v == "true"
+		}
+	}
+	return on
 }
 
 func envList(env map[string]string) []string {

@@ -12,4 +12,9 @@
 // test prints the end of every component's log and keeps its work dir (logs,
 // driver state, kubeconfigs) under the temporary directory; set
 // E2E_KEEP_WORK_DIR=1 to keep it for passing tests too.
+//
+// TestNodeDeploymentScaleFigures, which measures 300 Immediate claims with
+// three node sidecars and with a central one, takes minutes and runs only
+// with E2E_NODE_DEPLOYMENT_SCALE=1 (E2E_NODE_DEPLOYMENT_SCALE_CLAIMS=N
+// changes the number of claims).
 package e2e

@@ -18,6 +18,18 @@
 //     faults if asked) on a unix socket, and one or more sidecars under the
 //     shipped RBAC (or as admin), with or without leader election. The
 //     e2e tests, `make demo` and `make local-up` all start through it.
+//   - StackOptions.Nodes makes the stack distributed: per node a Node and
+//     CSINode object, its own mock driver (NodeDriver, NodeDriverState) and
+//     its own sidecar with --node-deployment and NODE_NAME (NodeSidecar,
+//     StartNodeSidecar, KillNodeSidecar, RestartNodeSidecar).
+//     Cluster.CreateNodes and DeleteNode register fake nodes for a central
+//     sidecar too.
+//   - SidecarOptions.Workload gives each sidecar a Pod object owned by a
+//     DaemonSet, StatefulSet or Deployment (CreateWorkload) and passes
+//     POD_NAME and NAMESPACE, for the owner of CSIStorageCapacity objects;
+//     ListCapacities, WaitForCapacities and IndexCapacities read those.
+//   - ReadDriverCalls counts what a mock driver served from its log, the
+//     only record of its calls another process can read.
 //   - ScrapeMetric and MetricValue read a metric from a /metrics endpoint
 //     or a scrape with the Prometheus exposition format parser; a metric
 //     that is missing is an error, never zero.

@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/csi-protect/external-provisioner/pkg/mockdriver"
@@ -47,8 +50,14 @@ type DriverOptions struct {
 	// calls count too).
 	ExitAfterCalls int
 	// Capacity and MaxVolumeSize limit the storage in bytes (0: no limit).
+	// GetCapacity reports Capacity less what the volumes use.
 	Capacity      int64
 	MaxVolumeSize int64
+	// Pools are named pools of storage with their size in bytes
+	// (--pools=name=bytes,...), which a StorageClass selects with the
+	// parameter PoolParameter; GetCapacity reports each pool's free
+	// bytes for the classes that name it.
+	Pools map[string]int64
 	// Verbosity is the driver's -v. Defaults to 2, which logs every
 	// CreateVolume and DeleteVolume with its outcome.
 	Verbosity int
@@ -104,41 +113,61 @@ func (o DriverOptions) args(socket, stateFile string) []string {
 	if o.MaxVolumeSize > 0 {
 		args = append(args, "--max-volume-size="+strconv.FormatInt(o.MaxVolumeSize, 10))
 	}
+	if len(o.Pools) > 0 {
+		pools := make([]string, 0, len(o.Pools))
+		for _, name := range slices.Sorted(maps.Keys(o.Pools)) {
+			pools = append(pools, name+"="+strconv.FormatInt(o.Pools[name], 10))
+		}
+		args = append(args, "--pools="+strings.Join(pools, ","))
+	}
 	return append(args, o.ExtraArgs...)
 }
 
-// startDriver runs the mock driver and waits until its socket accepts
-// connections and its state file exists, so the sidecar started next finds
-// it and a test can count volumes (zero included) right away.
+// PoolParameter is the StorageClass parameter that selects one of the
+// driver's DriverOptions.Pools.
+const PoolParameter = mockdriver.PoolParameter
+
+// startDriver runs the stack's one mock driver (the stack without Nodes).
 func (s *Stack) startDriver(ctx context.Context, opts DriverOptions) error {
-	p, err := StartProcess(ctx, ProcessOptions{
-		Name:    "mock-csi-driver",
-		Path:    filepath.Join(s.binDir, "mock-csi-driver"),
-		Args:    opts.args(s.socket, s.stateFile),
-		LogFile: filepath.Join(s.workDir, "mock-csi-driver.log"),
-	})
+	p, err := s.runDriver(ctx, "mock-csi-driver", s.socket, s.stateFile, filepath.Join(s.workDir, "mock-csi-driver.log"), opts)
 	if err != nil {
 		return err
+	}
+	s.driver = p
+	s.driverOpts = opts
+	return nil
+}
+
+// runDriver runs a mock driver and waits until its socket accepts
+// connections and its state file exists, so the sidecar started next finds
+// it and a test can count volumes (zero included) right away.
+func (s *Stack) runDriver(ctx context.Context, name, socket, stateFile, logFile string, opts DriverOptions) (*Process, error) {
+	p, err := StartProcess(ctx, ProcessOptions{
+		Name:    name,
+		Path:    filepath.Join(s.binDir, "mock-csi-driver"),
+		Args:    opts.args(socket, stateFile),
+		LogFile: logFile,
+	})
+	if err != nil {
+		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	err = waitUntil(ctx, "the driver's socket and state file", p, func(context.Context) (bool, error) {
-		st, err := os.Stat(s.socket)
+		st, err := os.Stat(socket)
 		if err != nil || st.Mode()&os.ModeSocket == 0 {
-			return false, fmt.Errorf("no socket at %s yet", s.socket)
+			return false, fmt.Errorf("no socket at %s yet", socket)
 		}
-		if _, err := os.Stat(s.stateFile); err != nil {
+		if _, err := os.Stat(stateFile); err != nil {
 			return false, err
 		}
 		return true, nil
 	})
 	if err != nil {
 		p.Kill()
-		return err
+		return nil, err
 	}
-	s.driver = p
-	s.driverOpts = opts
-	return nil
+	return p, nil
 }
 
 // ReplaceDriver stops the driver (SIGTERM) and starts it again with new
@@ -147,6 +176,9 @@ func (s *Stack) startDriver(ctx context.Context, opts DriverOptions) error {
 // sidecar exits once it notices that its driver connection was lost; restart
 // it with Process.Restart, as the kubelet would.
 func (s *Stack) ReplaceDriver(ctx context.Context, opts DriverOptions) error {
+	if s.driver == nil {
+		return errNodeDrivers
+	}
 	opts = opts.withDefaults()
 	if opts.Name != s.driverOpts.Name {
 		return fmt.Errorf("ReplaceDriver cannot rename the driver from %q to %q: PVs and the sidecar name the old one", s.driverOpts.Name, opts.Name)
@@ -186,10 +218,21 @@ func ReadDriverState(path string) (*DriverState, error) {
 
 // DriverVolumes returns the volumes the driver holds now.
 func (s *Stack) DriverVolumes() ([]mockdriver.Volume, error) {
+	if s.driver == nil {
+		return nil, errNodeDrivers
+	}
 	return mockdriver.ReadVolumes(s.stateFile)
 }
 
 // DriverState returns the driver's persisted state now.
 func (s *Stack) DriverState() (*DriverState, error) {
+	if s.driver == nil {
+		return nil, errNodeDrivers
+	}
 	return ReadDriverState(s.stateFile)
 }
+
+// errNodeDrivers is the answer of the one-driver accessors on a stack with
+// StackOptions.Nodes: reading a state file nobody writes would look like an
+// empty driver.
+var errNodeDrivers = errors.New("the stack runs one driver per node (StackOptions.Nodes): use NodeDriverState")

@@ -27,6 +27,10 @@ const RBACManifest = "deploy/kubernetes/rbac.yaml"
 // controller.
 const VolumeProtectionRBACManifest = "deploy/kubernetes/rbac-volume-protection.yaml"
 
+// CapacityRBACManifest is the extra RBAC of capacity tracking
+// (--enable-capacity), for the stack's namespace.
+const CapacityRBACManifest = "deploy/kubernetes/rbac-capacity.yaml"
+
 // ServiceAccountKubeconfigOptions configures Cluster.ServiceAccountKubeconfig.
 type ServiceAccountKubeconfigOptions struct {
 	Namespace string

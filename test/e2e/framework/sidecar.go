@@ -2,6 +2,7 @@ package framework
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -45,6 +46,15 @@ type SidecarOptions struct {
 	// ExtraRBACManifests are installed with the shipped RBAC, e.g.
 	// VolumeProtectionRBACManifest for a sidecar with PVC protection on.
 	ExtraRBACManifests []string
+	// Workload, if set, gives every sidecar process a Pod object in the
+	// stack's namespace, named after the process (Process.Name), owned the
+	// way a Pod of that kind of workload is (one workload object, named
+	// WorkloadName, per stack and kind; see CreateWorkload), and passes
+	// POD_NAME and NAMESPACE to the process, as the downward API would: what
+	// --enable-capacity needs to find the owner of its CSIStorageCapacity
+	// objects (--capacity-ownerref-level). A node's sidecar's Pod is bound
+	// to its node (spec.nodeName).
+	Workload WorkloadKind
 }
 
 // LeaderElectionOptions are the Lease timings. The defaults are far below
@@ -124,11 +134,33 @@ func (s *Stack) startSidecars(ctx context.Context, opts SidecarOptions) error {
 		if opts.Replicas > 1 {
 			name = fmt.Sprintf("csi-provisioner-%d", i)
 		}
-		if _, err := s.startSidecar(ctx, name, args, opts.Env, kubeconfig); err != nil {
+		env, err := s.sidecarEnv(ctx, opts, name, "")
+		if err != nil {
+			return err
+		}
+		if _, err := s.startSidecar(ctx, name, args, env, kubeconfig); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// sidecarEnv is the environment of a sidecar process: with
+// opts.Workload, POD_NAME and NAMESPACE of the Pod object it creates for
+// the process (bound to node, if set), then opts.Env.
+func (s *Stack) sidecarEnv(ctx context.Context, opts SidecarOptions, process, node string) ([]string, error) {
+	if opts.Workload == "" {
+		return opts.Env, nil
+	}
+	w, err := s.workload(ctx, opts.Workload)
+	if err != nil {
+		return nil, err
+	}
+	pod, err := w.CreatePod(ctx, s.Client(), process, node)
+	if err != nil {
+		return nil, err
+	}
+	return append(PodEnv(pod), opts.Env...), nil
 }
 
 // StartSidecar starts one more sidecar process on the running stack, with
@@ -144,11 +176,18 @@ func (s *Stack) StartSidecar(ctx context.Context, opts SidecarOptions) (*Process
 	if err != nil {
 		return nil, err
 	}
+	if len(s.nodes) > 0 {
+		return nil, errors.New("the stack runs one sidecar per node (StackOptions.Nodes): use StartNodeSidecar")
+	}
 	name := "csi-provisioner"
 	if len(s.sidecars) > 0 {
 		name = fmt.Sprintf("csi-provisioner-%d", len(s.sidecars))
 	}
-	return s.startSidecar(ctx, name, opts.args(s.socket, kubeconfig, s.namespace), opts.Env, kubeconfig)
+	env, err := s.sidecarEnv(ctx, opts, name, "")
+	if err != nil {
+		return nil, err
+	}
+	return s.startSidecar(ctx, name, opts.args(s.socket, kubeconfig, s.namespace), env, kubeconfig)
 }
 
 // sidecarKubeconfig returns the kubeconfig a sidecar with opts runs with:
@@ -206,11 +245,21 @@ func (s *Stack) StartSidecarExpectingExit(ctx context.Context, opts SidecarOptio
 	}
 	s.exitingSidecars++
 	name := fmt.Sprintf("csi-provisioner-exiting-%d", s.exitingSidecars)
-	return s.sidecarProcess(ctx, name, opts.args(s.socket, kubeconfig, s.namespace), opts.Env, kubeconfig)
+	socket := s.socket
+	if len(s.nodes) > 0 {
+		// A node's sidecar refused, e.g. on node-deployment flags: the
+		// first node's driver is as good as any.
+		socket = s.nodes[0].socket
+	}
+	env, err := s.sidecarEnv(ctx, opts, name, "")
+	if err != nil {
+		return nil, err
+	}
+	return s.sidecarProcess(ctx, name, opts.args(socket, kubeconfig, s.namespace), env, kubeconfig, filepath.Join(s.workDir, name+".log"))
 }
 
 func (s *Stack) startSidecar(ctx context.Context, name string, args, env []string, kubeconfig string) (*Process, error) {
-	p, err := s.sidecarProcess(ctx, name, args, env, kubeconfig)
+	p, err := s.sidecarProcess(ctx, name, args, env, kubeconfig, filepath.Join(s.workDir, name+".log"))
 	if err != nil {
 		return nil, err
 	}
@@ -218,7 +267,7 @@ func (s *Stack) startSidecar(ctx context.Context, name string, args, env []strin
 	return p, nil
 }
 
-func (s *Stack) sidecarProcess(ctx context.Context, name string, args, env []string, kubeconfig string) (*Process, error) {
+func (s *Stack) sidecarProcess(ctx context.Context, name string, args, env []string, kubeconfig, logFile string) (*Process, error) {
 	return StartProcess(ctx, ProcessOptions{
 		Name: name,
 		Path: filepath.Join(s.binDir, "csi-provisioner"),
@@ -227,6 +276,6 @@ func (s *Stack) sidecarProcess(ctx context.Context, name string, args, env []str
 		// upstream does; a developer's own cluster in the environment
 		// must not be the one it talks to.
 		Env:     append([]string{"KUBECONFIG=" + kubeconfig}, env...),
-		LogFile: filepath.Join(s.workDir, name+".log"),
+		LogFile: logFile,
 	})
 }

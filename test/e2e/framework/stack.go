@@ -43,6 +43,15 @@ type StackOptions struct {
 	// Snapshots sets up the snapshot API, snapshot-controller and
 	// csi-snapshotter before the sidecar starts.
 	Snapshots SnapshotOptions
+	// Nodes, if set, makes the stack a distributed one: instead of one
+	// driver and central sidecars, every named node gets a Node and a
+	// CSINode object (see Cluster.CreateNodes), its own mock driver
+	// (Driver with NodeID the node's name and Topology on; socket, state
+	// file and log in WorkDir/<node>/) and its own sidecar with
+	// --node-deployment and NODE_NAME=<node> besides Sidecar's flags
+	// (see StartNodeSidecar). Sidecar.Replicas, Sidecar.LeaderElection and
+	// Snapshots are refused with Nodes. NodeNames(n) names n nodes.
+	Nodes []string
 }
 
 // Stack is a running control plane, mock driver and sidecar(s): everything
@@ -62,7 +71,13 @@ type Stack struct {
 	driver     *Process
 	driverOpts DriverOptions
 	sidecars   []*Process
-	snapshots  snapshotStack
+	// nodes are StackOptions.Nodes, in order, with their drivers and
+	// sidecars.
+	nodes []*stackNode
+	// workloads are the owner objects of the sidecars' Pod objects, by
+	// kind (SidecarOptions.Workload).
+	workloads map[WorkloadKind]*Workload
+	snapshots snapshotStack
 	// exitingSidecars counts StartSidecarExpectingExit's processes, to
 	// name their logs.
 	exitingSidecars int
@@ -99,6 +114,11 @@ func StartStack(ctx context.Context, opts StackOptions) (_ *Stack, err error) {
 	if s.namespace == "" {
 		s.namespace = "default"
 	}
+	if len(opts.Nodes) > 0 {
+		if err := checkNodeOptions(opts); err != nil {
+			return nil, err
+		}
+	}
 	if s.workDir == "" {
 		if s.workDir, err = os.MkdirTemp("", "csi-e2e-"); err != nil {
 			return nil, err
@@ -129,6 +149,13 @@ func StartStack(ctx context.Context, opts StackOptions) (_ *Stack, err error) {
 	}
 	if s.cluster, err = StartCluster(ctx, copts); err != nil {
 		return nil, fmt.Errorf("start control plane: %w", err)
+	}
+	if len(opts.Nodes) > 0 {
+		if err := s.startNodes(ctx, opts); err != nil {
+			return nil, err
+		}
+		logger.V(1).Info("Stack started", "workDir", s.workDir, "driver", s.driverOpts.Name, "nodes", opts.Nodes, "sidecarUser", s.sidecarUser, "duration", time.Since(start).Round(time.Millisecond))
+		return s, nil
 	}
 	if err := s.startDriver(ctx, opts.Driver.withDefaults()); err != nil {
 		return nil, fmt.Errorf("start mock driver: %w", err)
@@ -164,17 +191,21 @@ func (s *Stack) DriverName() string { return s.driverOpts.Name }
 // filled in.
 func (s *Stack) DriverOptions() DriverOptions { return s.driverOpts }
 
-// Socket returns the path of the driver's unix socket.
+// Socket returns the path of the driver's unix socket; with Nodes see
+// NodeSocket.
 func (s *Stack) Socket() string { return s.socket }
 
-// StateFile returns the path of the driver's state file.
+// StateFile returns the path of the driver's state file; with Nodes see
+// NodeStateFile.
 func (s *Stack) StateFile() string { return s.stateFile }
 
-// Driver returns the mock driver process. ReplaceDriver swaps it.
+// Driver returns the mock driver process, nil with Nodes (see NodeDriver).
+// ReplaceDriver swaps it.
 func (s *Stack) Driver() *Process { return s.driver }
 
 // Sidecar returns the first (with one replica, the only) sidecar process,
-// or nil while none was started (SidecarOptions.Deferred).
+// or nil while none was started (SidecarOptions.Deferred). The sidecars of
+// Nodes are not among these; see NodeSidecar.
 func (s *Stack) Sidecar() *Process {
 	if len(s.sidecars) == 0 {
 		return nil
@@ -199,13 +230,9 @@ func (s *Stack) RBACManifest() string { return s.rbacManifest }
 func (s *Stack) SidecarUser() string { return s.sidecarUser }
 
 // processes lists the started processes: sidecars, csi-snapshotter,
-// snapshot-controller, driver, control plane.
+// snapshot-controller, drivers, control plane.
 func (s *Stack) processes() []*Process {
-	procs := append([]*Process(nil), s.sidecars...)
-	procs = append(procs, s.snapshots.processes()...)
-	if s.driver != nil {
-		procs = append(procs, s.driver)
-	}
+	procs := s.ownProcesses()
 	if s.cluster != nil {
 		for _, p := range []*Process{s.cluster.ControllerManager(), s.cluster.APIServer(), s.cluster.Etcd()} {
 			if p != nil {
@@ -237,13 +264,31 @@ func (s *Stack) Stop() error {
 	return s.stopErr
 }
 
+// ownProcesses lists the processes the stack started besides the control
+// plane, clients before the drivers they call: sidecars (the central ones,
+// then the nodes'), csi-snapshotter, snapshot-controller, drivers.
+func (s *Stack) ownProcesses() []*Process {
+	procs := append([]*Process(nil), s.sidecars...)
+	for _, n := range s.nodes {
+		if n.sidecar != nil {
+			procs = append(procs, n.sidecar)
+		}
+	}
+	procs = append(procs, s.snapshots.processes()...)
+	if s.driver != nil {
+		procs = append(procs, s.driver)
+	}
+	for _, n := range s.nodes {
+		if n.driver != nil {
+			procs = append(procs, n.driver)
+		}
+	}
+	return procs
+}
+
 func (s *Stack) stop() error {
 	var errs []error
-	own := append([]*Process(nil), s.sidecars...)
-	own = append(own, s.snapshots.processes()...)
-	if s.driver != nil {
-		own = append(own, s.driver)
-	}
+	own := s.ownProcesses()
 	for _, p := range own {
 		if err := p.UnexpectedExit(); err != nil {
 			errs = append(errs, err)
