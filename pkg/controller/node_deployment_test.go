@@ -110,8 +110,9 @@ func newNodeEnv(t *testing.T, objs envObjects, mutate ...func(*Options)) *nodeEn
 // claimOn is the test claim with node selected ("" for none).
 func claimOn(node string) *v1.PersistentVolumeClaim {
 	c := newClaim("db", "1Gi")
+	c.Annotations = map[string]string{annStorageProvisioner: testDriver}
 	if node != "" {
-		c.Annotations = map[string]string{annSelectedNode: node}
+		c.Annotations[annSelectedNode] = node
 	}
 	return c
 }

@@ -219,6 +219,11 @@ func TestNodeDeploymentLeavesUnownedClaimsAlone(t *testing.T) {
 	deleting := claimOn("")
 	now := metav1.Now()
 	deleting.DeletionTimestamp = &now
+	// The PV controller has not handed the claim to a driver yet.
+	unannotated := claimOn("")
+	delete(unannotated.Annotations, annStorageProvisioner)
+	otherDriversClaim := claimOn("")
+	otherDriversClaim.Annotations[annStorageProvisioner] = "other.csi.io"
 	for name, tc := range map[string]struct {
 		class  *storagev1.StorageClass
 		claim  *v1.PersistentVolumeClaim
@@ -229,6 +234,8 @@ func TestNodeDeploymentLeavesUnownedClaimsAlone(t *testing.T) {
 		"class allows other nodes":     {class: allowedOnly(otherNode)},
 		"class of another driver":      {class: otherDriver},
 		"claim being deleted":          {class: classWith(storagev1.VolumeBindingImmediate), claim: deleting},
+		"claim not handed out yet":     {class: classWith(storagev1.VolumeBindingImmediate), claim: unannotated},
+		"claim of another driver":      {class: classWith(storagev1.VolumeBindingImmediate), claim: otherDriversClaim},
 	} {
 		t.Run(name, func(t *testing.T) {
 			claim := tc.claim

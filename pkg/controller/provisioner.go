@@ -91,6 +91,12 @@ func (p *Provisioner) ShouldProvision(ctx context.Context, claim *v1.PersistentV
 	if p.node == nil {
 		return true
 	}
+	if !p.forThisDriver(claim) {
+		// Checked before taking a claim, as upstream: the PV controller
+		// writes this annotation on new claims, and taking one before it
+		// did only ends in a conflict. The lib would refuse it anyway.
+		return false
+	}
 	logger := klog.LoggerWithValues(klog.FromContext(ctx), "PVC", klog.KObj(claim), "node", p.node.NodeName)
 	owned, err := p.checkNode(klog.NewContext(ctx, logger), claim, nil)
 	switch {
@@ -103,4 +109,21 @@ func (p *Provisioner) ShouldProvision(ctx context.Context, claim *v1.PersistentV
 		return true
 	}
 	return owned
+}
+
+// Annotations of the PV controller naming who provisions a claim.
+const (
+	annStorageProvisioner     = "volume.kubernetes.io/storage-provisioner"
+	annBetaStorageProvisioner = "volume.beta.kubernetes.io/storage-provisioner"
+	annMigratedTo             = "pv.kubernetes.io/migrated-to"
+)
+
+// forThisDriver tells whether the PV controller handed claim to this
+// driver.
+func (p *Provisioner) forThisDriver(claim *v1.PersistentVolumeClaim) bool {
+	provisioner, ok := claim.Annotations[annStorageProvisioner]
+	if !ok {
+		provisioner = claim.Annotations[annBetaStorageProvisioner]
+	}
+	return provisioner == p.opts.DriverName || claim.Annotations[annMigratedTo] == p.opts.DriverName
 }
