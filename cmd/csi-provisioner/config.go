@@ -33,6 +33,11 @@ type config struct {
 	master       string
 	kubeAPIQPS   float32
 	kubeAPIBurst int
+	// kubeAPIProtectionQPS and kubeAPIProtectionBurst limit the client of
+	// the protection finalizer writes; 0 means twice kubeAPIQPS and
+	// kubeAPIBurst (see protectionLimits).
+	kubeAPIProtectionQPS   float32
+	kubeAPIProtectionBurst int
 
 	leaderElection          bool
 	leaderElectionNamespace string
@@ -150,6 +155,12 @@ func (c *config) validate() []error {
 	}
 	if c.kubeAPIBurst < 0 {
 		add("--kube-api-burst must not be negative, got %d", c.kubeAPIBurst)
+	}
+	if c.kubeAPIProtectionQPS < 0 {
+		add("--kube-api-protection-qps must not be negative, got %g", c.kubeAPIProtectionQPS)
+	}
+	if c.kubeAPIProtectionBurst < 0 {
+		add("--kube-api-protection-burst must not be negative, got %d", c.kubeAPIProtectionBurst)
 	}
 
 	if c.metricsAddress != "" && c.httpEndpoint != "" {
@@ -323,4 +334,20 @@ func (c *config) validateNodeDeployment() []error {
 		errs = append(errs, fmt.Errorf("--node-deployment-max-delay (%s) must not be less than --node-deployment-base-delay (%s)", c.nodeDeploymentMaxDelay, c.nodeDeploymentBaseDelay))
 	}
 	return errs
+}
+
+// protectionLimits are the QPS and burst of the protection client. By
+// default they are twice the main client's: a provisioned volume costs two
+// protection writes (the finalizer before CreateVolume and its removal once
+// the claim is Bound) for the one PV creation on the main client, so the
+// protection writes keep pace with provisioning at any main limit.
+func (c *config) protectionLimits() (float32, int) {
+	qps, burst := c.kubeAPIProtectionQPS, c.kubeAPIProtectionBurst
+	if qps == 0 {
+		qps = 2 * c.kubeAPIQPS
+	}
+	if burst == 0 {
+		burst = 2 * c.kubeAPIBurst
+	}
+	return qps, burst
 }

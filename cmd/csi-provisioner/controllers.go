@@ -41,9 +41,11 @@ import (
 
 // controllersOptions is what the controllers are built from.
 type controllersOptions struct {
-	Config      *config
-	Client      kubernetes.Interface
-	LocalClient versioned.Interface
+	Config *config
+	Client kubernetes.Interface
+	// ProtectionClient writes the protection finalizers on claims.
+	ProtectionClient kubernetes.Interface
+	LocalClient      versioned.Interface
 	// SnapshotClient and GatewayClient read restore sources and
 	// ReferenceGrants.
 	SnapshotClient snapclient.Interface
@@ -169,6 +171,7 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 		DriverName:                  o.Driver.Name,
 		Identity:                    o.Identity,
 		Client:                      o.Client,
+		ProtectionClient:            o.ProtectionClient,
 		CSIClient:                   csi.NewControllerClient(o.Conn),
 		EventRecorder:               o.EventRecorder,
 		Calls:                       calls,
@@ -242,7 +245,7 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 	)
 
 	claimProtection, err := claimprotection.New(claimprotection.Options{
-		Client:                 o.Client,
+		Client:                 o.ProtectionClient,
 		ClaimInformer:          claims,
 		VolumeInformer:         volumes,
 		Calls:                  calls,

@@ -84,6 +84,8 @@ var ownDefaults = map[string]string{
 	"protection-threads":           "4",
 	"local-volume-cleanup-threads": "1",
 	"protection-scope":             "driver",
+	"kube-api-protection-qps":      "0",
+	"kube-api-protection-burst":    "0",
 }
 
 // klogFlagNames are klog's own flags, which upstream v5.1.0 registered.
@@ -329,6 +331,8 @@ func TestBadValues(t *testing.T) {
 		{[]string{"--retry-interval-start=0"}, "--retry-interval-start"},
 		{[]string{"--retry-interval-max=-1s"}, "--retry-interval-max"},
 		{[]string{"--timeout=0"}, "--timeout"},
+		{[]string{"--kube-api-protection-qps=-1"}, "--kube-api-protection-qps"},
+		{[]string{"--kube-api-protection-burst=-1"}, "--kube-api-protection-burst"},
 		{[]string{"--timeout=10"}, "--timeout"},
 		{[]string{"--volume-name-uuid-length=0"}, "--volume-name-uuid-length"},
 		{[]string{"--volume-name-uuid-length=-2"}, "--volume-name-uuid-length"},
@@ -440,6 +444,28 @@ func TestHelp(t *testing.T) {
 	for _, arg := range []string{"-h", "--help"} {
 		if _, err := parseFlags([]string{arg}); !errors.Is(err, flag.ErrHelp) {
 			t.Errorf("%s: got %v", arg, err)
+		}
+	}
+}
+
+func TestProtectionClientLimits(t *testing.T) {
+	for _, tc := range []struct {
+		args      []string
+		qps       float32
+		burst     int
+		rationale string
+	}{
+		{nil, 10, 20, "twice upstream's default 5 QPS and 10 burst"},
+		{[]string{"--kube-api-qps=200", "--kube-api-burst=400"}, 400, 800, "twice a tuned main client"},
+		{[]string{"--kube-api-protection-qps=3", "--kube-api-protection-burst=4"}, 3, 4, "set explicitly"},
+		{[]string{"--kube-api-qps=50", "--kube-api-protection-burst=7"}, 100, 7, "one set, the other derived"},
+	} {
+		cfg, err := parseFlags(tc.args)
+		if err != nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		if qps, burst := cfg.protectionLimits(); qps != tc.qps || burst != tc.burst {
+			t.Errorf("%v: protection client %g QPS, %d burst; want %g, %d (%s)", tc.args, qps, burst, tc.qps, tc.burst, tc.rationale)
 		}
 	}
 }

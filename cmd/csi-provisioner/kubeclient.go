@@ -34,6 +34,11 @@ type kubeClients struct {
 	// election is separate so that a busy, throttled core client cannot
 	// delay lease renewal.
 	election kubernetes.Interface
+	// protection writes the protection finalizers on claims, on a rate
+	// limit of its own (--kube-api-protection-qps/burst): they are writes
+	// upstream does not make, and sharing the core client's budget would
+	// slow every PV creation behind them.
+	protection kubernetes.Interface
 	// local reads and writes LocalVolumes and LocalVolumeSets (JSON: custom
 	// resources have no protobuf); it shares the core client's rate limit
 	// settings.
@@ -45,7 +50,9 @@ type kubeClients struct {
 	dynamic   dynamic.Interface
 }
 
-func newKubeClients(rc *rest.Config) (*kubeClients, error) {
+// newKubeClients builds the clients from rc (the core client's limits) and
+// the protection client's limits. Each client has a rate limiter of its own.
+func newKubeClients(rc *rest.Config, protectionQPS float32, protectionBurst int) (*kubeClients, error) {
 	coreConfig := rest.CopyConfig(rc)
 	coreConfig.ContentType = runtime.ContentTypeProtobuf
 	core, err := kubernetes.NewForConfig(coreConfig)
@@ -55,6 +62,12 @@ func newKubeClients(rc *rest.Config) (*kubeClients, error) {
 	election, err := kubernetes.NewForConfig(coreConfig)
 	if err != nil {
 		return nil, fmt.Errorf("creating leader election client: %w", err)
+	}
+	protectionConfig := rest.CopyConfig(coreConfig)
+	protectionConfig.QPS, protectionConfig.Burst = protectionQPS, protectionBurst
+	protection, err := kubernetes.NewForConfig(protectionConfig)
+	if err != nil {
+		return nil, fmt.Errorf("creating protection client: %w", err)
 	}
 	local, err := versioned.NewForConfig(rc)
 	if err != nil {
@@ -68,5 +81,5 @@ func newKubeClients(rc *rest.Config) (*kubeClients, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating ReferenceGrant client: %w", err)
 	}
-	return &kubeClients{core: core, election: election, local: local, snapshots: snapshots, dynamic: dyn}, nil
+	return &kubeClients{core: core, election: election, protection: protection, local: local, snapshots: snapshots, dynamic: dyn}, nil
 }

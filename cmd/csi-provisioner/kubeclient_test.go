@@ -83,7 +83,7 @@ func TestKubeClientsUseProtobuf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := newKubeClients(rc); err != nil {
+	if _, err := newKubeClients(rc, 10, 20); err != nil {
 		t.Fatal(err)
 	}
 	if rc.ContentType == runtime.ContentTypeProtobuf {

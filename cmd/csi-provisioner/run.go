@@ -22,7 +22,8 @@ func run(ctx context.Context, cfg *config) error {
 	if err != nil {
 		return err
 	}
-	clients, err := newKubeClients(rc)
+	protectionQPS, protectionBurst := cfg.protectionLimits()
+	clients, err := newKubeClients(rc, protectionQPS, protectionBurst)
 	if err != nil {
 		return err
 	}
@@ -63,16 +64,17 @@ func run(ctx context.Context, cfg *config) error {
 	defer recorder.Stop()
 
 	ctrls, err := newControllers(ctx, controllersOptions{
-		Config:         cfg,
-		Client:         clients.core,
-		LocalClient:    clients.local,
-		SnapshotClient: clients.snapshots,
-		DynamicClient:  clients.dynamic,
-		Conn:           conn,
-		Driver:         driver,
-		Identity:       identity,
-		EventRecorder:  recorder,
-		Metrics:        runMetrics.lib,
+		Config:           cfg,
+		Client:           clients.core,
+		ProtectionClient: clients.protection,
+		LocalClient:      clients.local,
+		SnapshotClient:   clients.snapshots,
+		DynamicClient:    clients.dynamic,
+		Conn:             conn,
+		Driver:           driver,
+		Identity:         identity,
+		EventRecorder:    recorder,
+		Metrics:          runMetrics.lib,
 
 		ProvisionerMetrics:        runMetrics.provisioner,
 		ClaimProtectionMetrics:    runMetrics.claimProtection,

@@ -40,6 +40,8 @@ type Replayer interface {
 
 // Options configure the controller.
 type Options struct {
+	// Client removes the finalizers; the sidecar gives it the protection
+	// client, whose rate limit is separate from provisioning's.
 	Client         kubernetes.Interface
 	ClaimInformer  coreinformers.PersistentVolumeClaimInformer
 	VolumeInformer coreinformers.PersistentVolumeInformer

@@ -88,7 +88,7 @@ func (p *Provisioner) ReplayAndDelete(ctx context.Context, claim *v1.PersistentV
 	handle := resp.GetVolume().GetVolumeId()
 	// Recorded before DeleteVolume so that a crash after it never leads to
 	// a CreateVolume that would make the volume again.
-	if _, err := finalizer.Write(ctx, finalizer.PersistentVolumeClaims(p.opts.Client), claim,
+	if _, err := finalizer.Write(ctx, finalizer.PersistentVolumeClaims(p.opts.ProtectionClient), claim,
 		finalizer.Change{SetAnnotations: map[string]string{AnnAbandonedVolume: handle}}); err != nil {
 		return false, fmt.Errorf("recording the volume of deleted claim before deleting it: %w", err)
 	}

@@ -36,8 +36,12 @@ type Options struct {
 	// into the provisioner-identity annotation of PVs it creates.
 	Identity string
 
-	Client    kubernetes.Interface
-	CSIClient csi.ControllerClient
+	Client kubernetes.Interface
+	// ProtectionClient writes the protection finalizers and the records
+	// that go with them on claims, on a rate limit of its own; nil means
+	// Client.
+	ProtectionClient kubernetes.Interface
+	CSIClient        csi.ControllerClient
 	// SnapshotClient reads the VolumeSnapshots claims are restored from and
 	// writes their source-protection finalizer; nil refuses restores.
 	SnapshotClient snapclient.Interface

@@ -64,6 +64,9 @@ func New(opts Options) (*Provisioner, error) {
 	case opts.VolumeNamePrefix == "":
 		return nil, errors.New("provisioner needs a volume name prefix")
 	}
+	if opts.ProtectionClient == nil {
+		opts.ProtectionClient = opts.Client
+	}
 	metrics := opts.Metrics
 	if metrics == nil {
 		metrics = NewMetrics()

@@ -80,12 +80,12 @@ func liveForProvisioning(claim, current *v1.PersistentVolumeClaim, err error) er
 // library annotate claims too), so on a conflict it reads the live claim
 // once, lets check refuse it, and writes again on that version.
 func (p *Provisioner) addClaimFinalizer(ctx context.Context, claim *v1.PersistentVolumeClaim, name string, check func(*v1.PersistentVolumeClaim, error) error, opts ...finalizer.Option) (bool, error) {
-	to := finalizer.PersistentVolumeClaims(p.opts.Client)
+	to := finalizer.PersistentVolumeClaims(p.opts.ProtectionClient)
 	wrote, err := finalizer.Add(ctx, to, claim, name, opts...)
 	if !apierrors.IsConflict(err) {
 		return wrote, err
 	}
-	live, err := p.opts.Client.CoreV1().PersistentVolumeClaims(claim.Namespace).Get(ctx, claim.Name, metav1.GetOptions{})
+	live, err := p.opts.ProtectionClient.CoreV1().PersistentVolumeClaims(claim.Namespace).Get(ctx, claim.Name, metav1.GetOptions{})
 	if err := check(live, err); err != nil {
 		return false, err
 	}

@@ -133,3 +133,26 @@ func TestProvisionRecordsItsCallsInTheTracker(t *testing.T) {
 		t.Fatalf("a second call while one runs: state %s, err %v", state, err)
 	}
 }
+
+func TestProtectionWritesGoThroughTheProtectionClient(t *testing.T) {
+	claim := newClaim("db", "1Gi")
+	protection := testutil.NewClientset(claim.DeepCopy())
+	e := newEnv(t, envObjects{claims: []*v1.PersistentVolumeClaim{claim}}, protectionOn, func(o *Options) {
+		o.ProtectionClient = protection
+	})
+	if _, _, err := e.provision(t, claim, newClass(nil), nil); err != nil {
+		t.Fatal(err)
+	}
+	live, err := protection.CoreV1().PersistentVolumeClaims(testNamespace).Get(context.Background(), "db", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !finalizer.Has(live, provisioning.ProvisioningProtectionFinalizer) {
+		t.Error("the finalizer was not written through the protection client")
+	}
+	for _, a := range e.client.Actions() {
+		if a.GetVerb() == "update" || a.GetVerb() == "patch" {
+			t.Errorf("the main client wrote %s %s; protection writes have a budget of their own", a.GetVerb(), a.GetResource().Resource)
+		}
+	}
+}
