@@ -225,7 +225,9 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 		}
 	}
 
-	provisioning := libcontroller.NewProvisionController(logger, o.Client, o.Driver.Name, libProvisioner,
+	// The library's PV writes are observed, so that a stale copy of a PV
+	// it finished deleting costs no API request (Provisioner.ShouldDelete).
+	provisioning := libcontroller.NewProvisionController(logger, provisioner.LibraryClient(o.Client), o.Driver.Name, libProvisioner,
 		// Leader election is done around the whole process, not in the library.
 		libcontroller.LeaderElection(false),
 		// Retry failed operations forever, backing off as upstream does.

@@ -47,11 +47,13 @@ func (c *Controller) RefreshVolume(pv *v1.PersistentVolume, class string) {
 	}
 }
 
-// Provisioner is what the provisioning library drives.
+// Provisioner is what the provisioning library drives. Every optional
+// interface the library looks for is in it, so that the wrapper hides none.
 type Provisioner interface {
 	libcontroller.Provisioner
 	libcontroller.BlockProvisioner
 	libcontroller.Qualifier
+	libcontroller.DeletionGuard
 }
 
 // refreshingProvisioner refreshes capacity right after a volume is created

@@ -28,13 +28,26 @@ var _ controller.DeletionGuard = &Provisioner{}
 // 404 once kube-controller-manager's PV protection has let the PV go.
 //
 // So for a PV whose volume this process deleted and which is now being
-// deleted, the live PV decides: gone, replaced or free of the library's
+// deleted, the library's finalizer removal, seen through LibraryClient,
+// decides; when it was not seen (it failed, or the client was not wrapped),
+// the live PV decides: gone, replaced or free of the library's
 // finalizer means the deletion is done. One read replaces a CSI call and a
 // failing DELETE. Any other PV, or a failed read, is left to the library's
 // own checks, as without this guard.
 func (p *Provisioner) ShouldDelete(ctx context.Context, pv *v1.PersistentVolume) bool {
-	if pv.DeletionTimestamp == nil || !slices.Contains(pv.Finalizers, libraryPVFinalizer) || !p.deleted.contains(pv.UID) {
+	if pv.DeletionTimestamp == nil || !slices.Contains(pv.Finalizers, libraryPVFinalizer) {
 		return true
+	}
+	deleted, finalized := p.deleted.state(pv.UID)
+	switch {
+	case !deleted:
+		return true
+	case finalized:
+		// The library's own patch removed the finalizer (LibraryClient saw
+		// it), and a PV being deleted gets no finalizer back: this copy is
+		// stale, and nothing needs to be asked.
+		klog.FromContext(ctx).V(4).Info("Volume already deleted, skipping the library's second pass", "PV", pv.Name)
+		return false
 	}
 	// A LIST of the one name answers "gone" with an empty list, where a
 	// GET would answer 404: the normal case must not look like an error
@@ -58,8 +71,9 @@ func (p *Provisioner) ShouldDelete(ctx context.Context, pv *v1.PersistentVolume)
 }
 
 // deletedVolumes remembers the PVs whose volume this process deleted, the
-// most recently used ones only: a PV it forgot is left to the library,
-// which costs at most a second idempotent DeleteVolume.
+// most recently used ones only, and for each whether the library has since
+// removed its finalizer from the PV. A PV it forgot is left to the
+// library, which costs at most a second idempotent DeleteVolume.
 type deletedVolumes struct {
 	cache *lru.Cache
 }
@@ -71,11 +85,25 @@ func newDeletedVolumes(limit int) *deletedVolumes {
 	return &deletedVolumes{cache: lru.New(limit)}
 }
 
+// add records that the volume of PV uid was deleted.
 func (d *deletedVolumes) add(uid types.UID) {
-	d.cache.Add(uid, nil)
+	d.cache.Add(uid, false)
 }
 
-func (d *deletedVolumes) contains(uid types.UID) bool {
-	_, ok := d.cache.Get(uid)
-	return ok
+// finalized records that the library removed its finalizer from PV uid;
+// only a PV whose volume was deleted here counts.
+func (d *deletedVolumes) finalized(uid types.UID) {
+	if _, ok := d.cache.Get(uid); ok {
+		d.cache.Add(uid, true)
+	}
+}
+
+// state tells whether the volume of PV uid was deleted here, and whether
+// the library's finalizer has been removed since.
+func (d *deletedVolumes) state(uid types.UID) (deleted, finalized bool) {
+	v, ok := d.cache.Get(uid)
+	if !ok {
+		return false, false
+	}
+	return true, v.(bool)
 }

@@ -8,6 +8,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
 	k8stesting "k8s.io/client-go/testing"
 )
 
@@ -125,7 +127,70 @@ func TestDeletedVolumesForgetsTheOldestBeyondItsLimit(t *testing.T) {
 	d.add("b")
 	d.add("b")
 	d.add("c")
-	if d.contains("a") || !d.contains("b") || !d.contains("c") {
-		t.Fatalf("kept a=%v b=%v c=%v, want the two most recent", d.contains("a"), d.contains("b"), d.contains("c"))
+	kept := func(uid types.UID) bool { deleted, _ := d.state(uid); return deleted }
+	if kept("a") || !kept("b") || !kept("c") {
+		t.Fatalf("kept a=%v b=%v c=%v, want the two most recent", kept("a"), kept("b"), kept("c"))
+	}
+}
+
+// removeLibraryFinalizer is the library's patch after its DELETE, sent
+// through client.
+func removeLibraryFinalizer(t *testing.T, client kubernetes.Interface, pv *v1.PersistentVolume) error {
+	t.Helper()
+	patch := []byte(`{"metadata":{"$deleteFromPrimitiveList/finalizers":["` + libraryPVFinalizer + `"]}}`)
+	_, err := client.CoreV1().PersistentVolumes().Patch(context.Background(), pv.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{})
+	return err
+}
+
+func TestSecondPassIsSkippedWithoutAReadOnceTheLibraryRemovedItsFinalizer(t *testing.T) {
+	pv := deletingPV()
+	e := newEnv(t, envObjects{})
+	if _, err := e.client.CoreV1().PersistentVolumes().Create(context.Background(), pv.DeepCopy(), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	deleteOnce(t, e, pv)
+	if err := removeLibraryFinalizer(t, e.prov.LibraryClient(e.client), pv); err != nil {
+		t.Fatal(err)
+	}
+	if e.prov.ShouldDelete(context.Background(), pv) {
+		t.Fatal("the library removed its finalizer: this copy is stale and must not be deleted again")
+	}
+	if n := listCount(e); n != 0 {
+		t.Fatalf("the guard read %d PVs; the library's own patch already told", n)
+	}
+}
+
+func TestAFailedLibraryPatchStillLetsTheLiveVolumeDecide(t *testing.T) {
+	pv := deletingPV()
+	e := newEnv(t, envObjects{})
+	if _, err := e.client.CoreV1().PersistentVolumes().Create(context.Background(), pv.DeepCopy(), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.client.PrependReactor("patch", "persistentvolumes", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, errors.New("connection refused")
+	})
+	deleteOnce(t, e, pv)
+	if err := removeLibraryFinalizer(t, e.prov.LibraryClient(e.client), pv); err == nil {
+		t.Fatal("fixture: the patch must fail")
+	}
+	if !e.prov.ShouldDelete(context.Background(), pv) {
+		t.Fatal("the finalizer is still on the live PV: the library must run its deletion again")
+	}
+	if n := listCount(e); n != 1 {
+		t.Fatalf("the guard read %d PVs, want the one read that decides", n)
+	}
+}
+
+func TestALibraryPatchOfAVolumeNotDeletedHereIsNotRecorded(t *testing.T) {
+	pv := deletingPV()
+	e := newEnv(t, envObjects{})
+	if _, err := e.client.CoreV1().PersistentVolumes().Create(context.Background(), pv.DeepCopy(), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := removeLibraryFinalizer(t, e.prov.LibraryClient(e.client), pv); err != nil {
+		t.Fatal(err)
+	}
+	if !e.prov.ShouldDelete(context.Background(), pv) {
+		t.Fatal("a PV whose volume this process did not delete is the library's to judge")
 	}
 }
