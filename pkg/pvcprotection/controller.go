@@ -118,7 +118,7 @@ func New(opts Options) (*Controller, error) {
 		synced:        []cache.InformerSynced{claimInformer.HasSynced, podInformer.HasSynced},
 		metrics:       m,
 		stamps:        stamps,
-		fresh:         newChecker(opts.Client, pods, stamps, m),
+		fresh:         newChecker(opts.Client, pods, namespacePodCount(pods), stamps, m),
 		notReadyDelay: 100 * time.Millisecond,
 		holds: finalizer.NewHolds[cache.ObjectName](finalizer.HoldsOptions{
 			Gauge: m.HeldClaims, Recorder: opts.EventRecorder,

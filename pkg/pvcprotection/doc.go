@@ -73,6 +73,15 @@
 //     instead, as in KCM.
 //  4. The claim is then decided from the index, looked up again.
 //
+// A namespace of few pods (by the index's count, at most 100) is listed live
+// instead, in one consistent list bounded to that many pods: the answer
+// comes at once, where the watch would wait up to a few seconds for a
+// bookmark when the namespace is quiet, and the list reads no more than
+// KCM's list of the same namespace. If the namespace has grown past the
+// bound meanwhile, the list says so (a continue token) and its
+// resourceVersion serves as F for step 3: a larger namespace is never
+// listed while the watch can replay it.
+//
 // Why this is race-free: watch events reach an informer in resourceVersion
 // order, and its indexer records the resourceVersion of the last event (or
 // bookmark) it applied; the informer's LastSyncResourceVersion is not used

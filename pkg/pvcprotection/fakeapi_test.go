@@ -15,16 +15,20 @@ import (
 
 // apiServer scripts the pod requests of the freshness check: the probe list
 // answers with resourceVersion current, each watch replays the next script
-// entry, a live list returns livePods.
+// entry, a live list returns livePods (a bounded one too, unless
+// pastLimit: then it says there is more, at resourceVersion current).
 type apiServer struct {
 	current  string
 	watches  [][]watch.Event
 	watchErr error
 	livePods *v1.PodList
+	// pastLimit: the namespace holds more pods than a bounded list asks
+	// for.
+	pastLimit bool
 
-	probes, lists, watchCalls atomic.Int32
-	mu                        sync.Mutex
-	watchOpts, probeOpts      []metav1.ListOptions
+	probes, lists, watchCalls      atomic.Int32
+	mu                             sync.Mutex
+	watchOpts, probeOpts, listOpts []metav1.ListOptions
 	// block, if set, holds the probe until closed.
 	block chan struct{}
 }
@@ -43,6 +47,13 @@ func (s *apiServer) install(client *fake.Clientset) {
 			return true, &v1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: s.current}}, nil
 		}
 		s.lists.Add(1)
+		opts := a.(k8stesting.ListActionImpl).ListOptions
+		s.mu.Lock()
+		s.listOpts = append(s.listOpts, opts)
+		s.mu.Unlock()
+		if opts.Limit > 0 && s.pastLimit {
+			return true, &v1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: s.current, Continue: "more"}}, nil
+		}
 		if s.livePods == nil {
 			return true, &v1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: s.current}}, nil
 		}

@@ -76,7 +76,7 @@ func TestCacheWithoutVersionListsEveryTime(t *testing.T) {
 	client := fake.NewClientset()
 	api := &apiServer{current: "20"}
 	api.install(client)
-	f := newChecker(client, fixedVersion(""), &stamper{clock: testingclock.NewFakeClock(time.Time{})}, NewMetrics())
+	f := newChecker(client, fixedVersion(""), nil, &stamper{clock: testingclock.NewFakeClock(time.Time{})}, NewMetrics())
 	seen := f.stamps.now()
 	for i := 0; i < 2; i++ {
 		got, err := f.Fresh(context.Background(), testNS, seen)
@@ -97,7 +97,7 @@ func TestOldResultsAreForgotten(t *testing.T) {
 	api := &apiServer{current: "20"}
 	api.install(client)
 	clk := testingclock.NewFakeClock(time.Time{})
-	f := newChecker(client, fixedVersion("30"), &stamper{clock: clk}, NewMetrics())
+	f := newChecker(client, fixedVersion("30"), nil, &stamper{clock: clk}, NewMetrics())
 	ctx := context.Background()
 	if _, err := f.Fresh(ctx, "one", f.stamps.now()); err != nil {
 		t.Fatal(err)

@@ -97,6 +97,10 @@ type setup struct {
 	cacheRV string
 	// realFreshness uses the real check; otherwise it always says ready.
 	realFreshness bool
+	// smallNamespace lets the real check list the namespace live, as it
+	// does for one of few pods; otherwise the namespace counts as large
+	// and the check takes the probe and the watch.
+	smallNamespace bool
 	// run starts the informers (pods trimmed) and the controller instead
 	// of filling the caches by hand.
 	run bool
@@ -184,6 +188,8 @@ func newEnv(t testing.TB, s setup) *env {
 	if !s.realFreshness {
 		e.fresh = &fakeFreshness{answer: freshness{ready: true}}
 		ctrl.fresh = e.fresh
+	} else if !s.smallNamespace {
+		ctrl.fresh.(*checker).podsIn = nil
 	}
 	e.asked = &askCounter{podFreshness: ctrl.fresh}
 	ctrl.fresh = e.asked

@@ -9,6 +9,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 )
@@ -81,7 +82,29 @@ var (
 	watchTimeoutSeconds int64 = 3
 	// watchAttempts bounds the replay watches of one check.
 	watchAttempts = 3
+	// smallNamespacePods is the largest namespace (by the pod index) that a
+	// check lists live, at most this many pods per request, as
+	// kube-controller-manager lists every namespace: no wait for a
+	// bookmark, and no more bytes than KCM reads. A larger namespace is
+	// never listed while the watch can replay it.
+	smallNamespacePods = 100
 )
+
+// podCounter tells how many pods the index holds in a namespace; false
+// when it cannot tell.
+type podCounter func(namespace string) (int, bool)
+
+// namespacePodCount counts a namespace's pods in an indexer with the
+// informers' namespace index.
+func namespacePodCount(indexer cache.Indexer) podCounter {
+	return func(namespace string) (int, bool) {
+		pods, err := indexer.ByIndex(cache.NamespaceIndex, namespace)
+		if err != nil {
+			return 0, false
+		}
+		return len(pods), true
+	}
+}
 
 // checker is the real podFreshness. Checks of one namespace never overlap:
 // a caller whose claim was seen before the running check started shares its
@@ -90,8 +113,10 @@ var (
 type checker struct {
 	client   kubernetes.Interface
 	versions versionSource
-	stamps   *stamper
-	metrics  *Metrics
+	// podsIn, if set, lets a check list a small namespace at once.
+	podsIn  podCounter
+	stamps  *stamper
+	metrics *Metrics
 
 	mu         sync.Mutex
 	namespaces map[string]*namespaceChecks
@@ -122,10 +147,11 @@ type checkResult struct {
 	waitFor string
 }
 
-func newChecker(client kubernetes.Interface, versions versionSource, stamps *stamper, m *Metrics) *checker {
+func newChecker(client kubernetes.Interface, versions versionSource, podsIn podCounter, stamps *stamper, m *Metrics) *checker {
 	return &checker{
 		client:     client,
 		versions:   versions,
+		podsIn:     podsIn,
 		stamps:     stamps,
 		metrics:    m,
 		namespaces: map[string]*namespaceChecks{},
@@ -228,9 +254,27 @@ func (f *checker) run(ctx context.Context, namespace string, started moment) (*c
 		logger.V(4).Info("Pod cache does not report its resourceVersion, listing pods", "namespace", namespace, "cacheVersion", have)
 		return f.listInstead(ctx, namespace, res)
 	}
-	target, err := consistentPodVersion(ctx, f.client, namespace)
-	if err != nil {
-		return nil, err
+	target := ""
+	if n, ok := f.podCount(namespace); ok && n <= smallNamespacePods {
+		// One bounded live list answers at once; only a namespace that
+		// grew past the bound since the index saw it goes on to the watch,
+		// from the list's consistent resourceVersion.
+		live, complete, err := listSmallNamespace(ctx, f.client, namespace, int64(smallNamespacePods))
+		if err != nil {
+			return nil, err
+		}
+		if complete {
+			f.metrics.FreshnessChecks.WithLabelValues(resultSmallList).Inc()
+			logger.V(5).Info("Listed the pods of a small namespace", "namespace", namespace, "resourceVersion", live.resourceVersion)
+			res.live = live
+			return res, nil
+		}
+		target = live.resourceVersion
+	} else {
+		var err error
+		if target, err = consistentPodVersion(ctx, f.client, namespace); err != nil {
+			return nil, err
+		}
 	}
 	if atLeast(have, target) {
 		f.metrics.FreshnessChecks.WithLabelValues(resultCache).Inc()
@@ -249,6 +293,14 @@ func (f *checker) run(ctx context.Context, namespace string, started moment) (*c
 	logger.V(5).Info("Replayed pod events", "namespace", namespace, "cacheVersion", have, "target", target, "waitFor", last)
 	res.waitFor = last
 	return res, nil
+}
+
+// podCount is the index's pod count of namespace, if known.
+func (f *checker) podCount(namespace string) (int, bool) {
+	if f.podsIn == nil {
+		return 0, false
+	}
+	return f.podsIn(namespace)
 }
 
 func (f *checker) listInstead(ctx context.Context, namespace string, res *checkResult) (*checkResult, error) {

@@ -14,6 +14,9 @@ const (
 	// resultList: the check fell back to a live list of the namespace's
 	// pods, as kube-controller-manager does for every batch.
 	resultList = "list"
+	// resultSmallList: a namespace of few pods was listed live at once, at
+	// most smallNamespacePods pods, instead of waiting for a watch.
+	resultSmallList = "small-list"
 )
 
 // Metrics tell an operator what PVC protection is doing and what it costs
@@ -54,7 +57,7 @@ func NewMetrics() *Metrics {
 		}),
 		FreshnessChecks: metrics.NewCounterVec(&metrics.CounterOpts{
 			Namespace: namespace, Subsystem: subsystem, Name: "freshness_checks_total",
-			Help:           "Checks that the pod cache holds every pod created before a claim's deletion, by how they were settled: cache, watch or list.",
+			Help:           "Checks that the pod cache holds every pod created before a claim's deletion, by how they were settled: cache, watch, list or small-list.",
 			StabilityLevel: metrics.ALPHA,
 		}, []string{"result"}),
 		LivePodLists: metrics.NewCounter(&metrics.CounterOpts{

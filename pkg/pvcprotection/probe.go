@@ -137,6 +137,25 @@ func listPods(ctx context.Context, client kubernetes.Interface, namespace string
 	if err != nil {
 		return nil, fmt.Errorf("list pods of namespace %s: %w", namespace, err)
 	}
+	return livePodsOf(list), nil
+}
+
+// listSmallNamespace lists at most limit pods of the namespace, live (a
+// consistent read). complete is false when the namespace holds more; the
+// list's resourceVersion is consistent either way.
+func listSmallNamespace(ctx context.Context, client kubernetes.Interface, namespace string, limit int64) (_ *livePods, complete bool, _ error) {
+	list, err := client.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{Limit: limit})
+	if err != nil {
+		return nil, false, fmt.Errorf("list pods of namespace %s: %w", namespace, err)
+	}
+	if err := checkResourceVersion(list.ResourceVersion); err != nil {
+		return nil, false, fmt.Errorf("pod list of namespace %s: %w", namespace, err)
+	}
+	return livePodsOf(list), list.Continue == "", nil
+}
+
+// livePodsOf indexes a live list by claim, keeping only what the rules read.
+func livePodsOf(list *v1.PodList) *livePods {
 	live := &livePods{resourceVersion: list.ResourceVersion, byClaim: map[string][]*v1.Pod{}}
 	for i := range list.Items {
 		trimmed, _ := TrimPod(&list.Items[i])
@@ -148,5 +167,5 @@ func listPods(ctx context.Context, client kubernetes.Interface, namespace string
 			}
 		}
 	}
-	return live, nil
+	return live
 }

@@ -1,0 +1,88 @@
+package pvcprotection
+
+import (
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// A namespace of few pods is listed live at once, as kube-controller-manager
+// lists it, instead of waiting for a watch bookmark: a claim deleted alone
+// in a quiet namespace goes as fast as with KCM.
+func TestQuietSmallNamespaceIsReleasedAfterOneBoundedList(t *testing.T) {
+	api := &apiServer{current: "20"}
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{deleting(newClaim("data"))}, cacheRV: "10", realFreshness: true, smallNamespace: true})
+	api.install(e.client)
+
+	e.mustSync("data")
+	if e.hasFinalizer("data") {
+		t.Fatal("no pod uses the claim: it must go at once")
+	}
+	if p, w, l := api.probes.Load(), api.watchCalls.Load(), api.lists.Load(); p != 0 || w != 0 || l != 1 {
+		t.Fatalf("requests: %d probes, %d watches, %d lists; want the one bounded list", p, w, l)
+	}
+	if opts := api.listOpts[0]; opts.Limit != int64(smallNamespacePods) || opts.ResourceVersion != "" {
+		t.Errorf("list options %+v: want a consistent read of at most %d pods", opts, smallNamespacePods)
+	}
+	if got := e.metric("freshness_checks_total", resultSmallList); got != 1 {
+		t.Errorf("small-list checks = %v", got)
+	}
+}
+
+// The live list is a consistent read: a pod the cache has not seen yet
+// holds the claim.
+func TestSmallNamespaceListSeesAPodTheCacheMisses(t *testing.T) {
+	late := withRV(newPod("late", testNode, "data"), "15")
+	api := &apiServer{current: "20", livePods: &v1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "20"}, Items: []v1.Pod{*late}}}
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{deleting(newClaim("data"))}, apiOnly: []*v1.Pod{late}, cacheRV: "10", realFreshness: true, smallNamespace: true})
+	api.install(e.client)
+
+	e.mustSync("data")
+	if !e.hasFinalizer("data") || len(e.writes()) != 0 {
+		t.Fatal("released a claim that a pod missing from the cache uses")
+	}
+	if w := api.watchCalls.Load(); w != 0 {
+		t.Fatalf("%d watches; the list alone decides", w)
+	}
+}
+
+// A namespace that grew past the bound since the cache counted it is not
+// listed further: the watch replays it from the bounded list's version,
+// without another probe.
+func TestNamespaceGrownPastTheBoundGoesOnWithTheWatch(t *testing.T) {
+	api := &apiServer{current: "20", pastLimit: true, watches: [][]watch.Event{{bookmark("20")}}}
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{deleting(newClaim("data"))}, cacheRV: "10", realFreshness: true, smallNamespace: true})
+	api.install(e.client)
+
+	e.mustSync("data")
+	if e.hasFinalizer("data") {
+		t.Fatal("the replay showed no pod: the claim must go")
+	}
+	if p, w, l := api.probes.Load(), api.watchCalls.Load(), api.lists.Load(); p != 0 || w != 1 || l != 1 {
+		t.Fatalf("requests: %d probes, %d watches, %d lists; want the bounded list, then one watch", p, w, l)
+	}
+	if got := e.metric("freshness_checks_total", resultWatch); got != 1 {
+		t.Errorf("watch checks = %v", got)
+	}
+}
+
+// A namespace the cache counts beyond the bound is never listed.
+func TestLargeNamespaceIsNotListed(t *testing.T) {
+	saved := smallNamespacePods
+	smallNamespacePods = 2
+	t.Cleanup(func() { smallNamespacePods = saved })
+	pods := []*v1.Pod{newPod("a", testNode, "x"), newPod("b", testNode, "y"), newPod("c", testNode, "z")}
+	api := &apiServer{current: "20", watches: [][]watch.Event{{bookmark("20")}}}
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{deleting(newClaim("data"))}, pods: pods, cacheRV: "10", realFreshness: true, smallNamespace: true})
+	api.install(e.client)
+
+	e.mustSync("data")
+	if e.hasFinalizer("data") {
+		t.Fatal("no pod uses the claim: it must go")
+	}
+	if p, l := api.probes.Load(), api.lists.Load(); p != 1 || l != 0 {
+		t.Fatalf("requests: %d probes, %d lists; a namespace past the bound gets the probe, never a list", p, l)
+	}
+}
