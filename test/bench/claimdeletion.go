@@ -32,7 +32,12 @@ type DeletionOptions struct {
 	Pods int
 	// Claims are the unused claims deleted together.
 	Claims int
-	Runs   int
+	// QuietDeletions are single unused claims deleted one after another,
+	// each alone, in a quiet namespace of QuietPods scheduled pods, after
+	// the batch: the latency of one deletion where nothing else happens.
+	QuietDeletions int
+	QuietPods      int
+	Runs           int
 	// Controllers are compared, runs interleaved.
 	Controllers []DeletionController
 	// KCMArgs are kube-controller-manager's flags in every run; its client
@@ -80,14 +85,16 @@ var (
 func DefaultDeletionOptions() DeletionOptions {
 	o := DefaultOptions()
 	return DeletionOptions{
-		Pods:         3000,
-		Claims:       1000,
-		Runs:         3,
-		Controllers:  []DeletionController{KCMPVCProtection, SidecarPVCProtection},
-		KCMArgs:      o.KCMArgs,
-		SidecarArgs:  append(slices.Clone(o.SidecarArgs), "--protection-threads=4"),
-		Creator:      o.Creator,
-		PhaseTimeout: 3 * time.Minute,
+		Pods:           3000,
+		Claims:         1000,
+		QuietDeletions: 5,
+		QuietPods:      10,
+		Runs:           3,
+		Controllers:    []DeletionController{KCMPVCProtection, SidecarPVCProtection},
+		KCMArgs:        o.KCMArgs,
+		SidecarArgs:    append(slices.Clone(o.SidecarArgs), "--protection-threads=4"),
+		Creator:        o.Creator,
+		PhaseTimeout:   3 * time.Minute,
 	}
 }
 
@@ -115,9 +122,12 @@ type DeletionRun struct {
 	// PodWatches are the short pod watches of the controller's client.
 	PodWatches int `json:"podWatches"`
 	// ClaimWrites are the controller client's writes to claims.
-	ClaimWrites int      `json:"claimWrites"`
-	Left        int      `json:"left"`
-	Problems    []string `json:"problems,omitempty"`
+	ClaimWrites int `json:"claimWrites"`
+	Left        int `json:"left"`
+	// Quiet are the times of the single deletions in the quiet namespace,
+	// from the delete call until the claim left the API.
+	Quiet    []time.Duration `json:"quiet,omitempty"`
+	Problems []string        `json:"problems,omitempty"`
 }
 
 // DeletionReport is the whole PVC protection benchmark.
@@ -204,12 +214,18 @@ func runDeletion(ctx context.Context, opts DeletionOptions, c DeletionController
 		res.Problems = append(res.Problems, err.Error())
 		deletionProgress(opts, "  problem: %v", err)
 	}
+	if err := measureQuietDeletions(ctx, opts, s, res); err != nil {
+		res.Problems = append(res.Problems, err.Error())
+		deletionProgress(opts, "  problem: %v", err)
+	}
 	return res, nil
 }
 
 const (
 	// deletionNamespace holds the pods and the claims.
 	deletionNamespace = "bench"
+	// quietNamespace holds the few pods and the claims deleted one by one.
+	quietNamespace = "quiet"
 	// deletionClass is a WaitForFirstConsumer class of the driver: its
 	// claims stay unprovisioned, so deleting them involves the protection
 	// controllers only.
@@ -351,14 +367,29 @@ func (g *goneWatch) count() int { g.mu.Lock(); defer g.mu.Unlock(); return g.n }
 func (g *goneWatch) last() time.Time { g.mu.Lock(); defer g.mu.Unlock(); return g.lastAt }
 
 func watchClaimsGone(ctx context.Context, client kubernetes.Interface) (*goneWatch, error) {
+	return watchNamespaceClaimsGone(ctx, client, deletionNamespace, nil)
+}
+
+// watchNamespaceClaimsGone counts the claims of namespace that leave the
+// API; onGone, if set, is told the name of each.
+func watchNamespaceClaimsGone(ctx context.Context, client kubernetes.Interface, namespace string, onGone func(name string)) (*goneWatch, error) {
 	g := &goneWatch{}
-	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(deletionNamespace))
+	factory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(namespace))
 	inf := factory.Core().V1().PersistentVolumeClaims().Informer()
-	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{DeleteFunc: func(any) {
+	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{DeleteFunc: func(obj any) {
 		g.mu.Lock()
-		defer g.mu.Unlock()
 		g.n++
 		g.lastAt = time.Now()
+		g.mu.Unlock()
+		if onGone == nil {
+			return
+		}
+		if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = tomb.Obj
+		}
+		if claim, ok := obj.(*corev1.PersistentVolumeClaim); ok {
+			onGone(claim.Name)
+		}
 	}}); err != nil {
 		return nil, err
 	}

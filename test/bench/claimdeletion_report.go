@@ -61,6 +61,8 @@ func (r *DeletionReport) Markdown() string {
 			ours.Median, kcm.Median, pct(ratio(ours, kcm)), pctOrZero(ourBytes, kcmBytes))
 	}
 
+	r.writeQuiet(&b)
+
 	b.WriteString("## Runs\n\n")
 	rt := table{header: []string{"controller", "run", "time", "pod LISTs", "pod LIST bytes", "pod watches", "claim writes", "left", "problems"}, right: rightFrom(1, 8)}
 	for _, run := range r.Runs {
@@ -78,4 +80,51 @@ func pctOrZero(a, b Spread) string {
 		return "0%"
 	}
 	return pct(ratio(a, b))
+}
+
+// quietSpread is every single quiet deletion of a controller's runs
+// without problems, in seconds.
+func (r *DeletionReport) quietSpread(controller string) Spread {
+	var v []float64
+	for _, run := range r.Runs {
+		if run.Controller != controller || len(run.Problems) > 0 {
+			continue
+		}
+		for _, d := range run.Quiet {
+			v = append(v, d.Seconds())
+		}
+	}
+	return spreadOf(v)
+}
+
+// writeQuiet is the section of the single deletions in a quiet namespace.
+func (r *DeletionReport) writeQuiet(b *strings.Builder) {
+	o := r.Options
+	if o.QuietDeletions <= 0 {
+		return
+	}
+	fmt.Fprintf(b, "## One claim deleted alone in a quiet namespace\n\n")
+	fmt.Fprintf(b, "After the batch, in namespace `%s` with %d scheduled pods, %d unused claims are deleted one at a time, each %s after the previous one left: the time from the delete call until the claim left the API, over every deletion of every run.\n\n",
+		quietNamespace, o.QuietPods, o.QuietDeletions, quietGap)
+	t := table{header: []string{"controller", "median", "min", "max"}, right: rightFrom(1, 4)}
+	for _, c := range o.Controllers {
+		s := r.quietSpread(c.Name)
+		t.add(c.Name, fmtSecondsValue(s.Median), fmtSecondsValue(s.Min), fmtSecondsValue(s.Max))
+	}
+	t.write(b)
+	kcm, ours := r.quietSpread(KCMPVCProtection.Name), r.quietSpread(SidecarPVCProtection.Name)
+	if !math.IsNaN(kcm.Median) && !math.IsNaN(ours.Median) {
+		verdict := "met"
+		if ours.Median > kcm.Median {
+			verdict = "not met"
+		}
+		fmt.Fprintf(b, "Goal: released no later than kube-controller-manager releases it: %s (median %.2f s against %.2f s).\n\n", verdict, ours.Median, kcm.Median)
+	}
+}
+
+func fmtSecondsValue(v float64) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f s", v)
 }
