@@ -192,15 +192,28 @@ func TestBoundVolumeStaysTerminatingUntilItsClaimIsGone(t *testing.T) {
 
 // A pod created and a claim deleted back to back, many times: the claim's
 // deletion event can reach the sidecar before the pod's, and the sidecar
-// must never take the missing pod for no pod.
+// must never take the missing pod for no pod. Once in a namespace of few
+// pods, which the sidecar lists live (bounded), and once in one of more
+// than that bound, which it proves fresh with the probe and the watch.
 func TestPodCreatedJustBeforeClaimDeletionIsNeverMissed(t *testing.T) {
 	ctx, s := volumeProtectionStack(t)
-	const (
-		ns     = "race"
-		trials = 30
-	)
-	createNamespace(ctx, t, s, ns)
 	createStorageClass(ctx, t, s, "protected")
+	const small, large = "race-small", "race-large"
+	raceClaimDeletionsWithPods(ctx, t, s, small, 0)
+	raceClaimDeletionsWithPods(ctx, t, s, large, 101)
+	checkPodRequests(t, s, small, large)
+}
+
+// raceClaimDeletionsWithPods creates filler scheduled pods (using claims of
+// their own) in namespace, then 30 times a pod and the deletion of its
+// claim back to back, and checks every claim is held until its pod goes.
+func raceClaimDeletionsWithPods(ctx context.Context, t *testing.T, s *framework.Stack, ns string, filler int) {
+	t.Helper()
+	const trials = 30
+	createNamespace(ctx, t, s, ns)
+	for i := range filler {
+		createScheduledPod(ctx, t, s, ns, fmt.Sprintf("filler-%d", i), fmt.Sprintf("filler-claim-%d", i))
+	}
 	for i := range trials {
 		createClaim(ctx, t, s, ns, fmt.Sprintf("claim-%d", i), "protected")
 	}
@@ -228,38 +241,64 @@ func TestPodCreatedJustBeforeClaimDeletionIsNeverMissed(t *testing.T) {
 	for i := range trials {
 		waitForClaimGone(ctx, t, s, ns, fmt.Sprintf("claim-%d", i))
 	}
-	checkFewPodLists(t, s)
 }
 
-// checkFewPodLists fails the test if the sidecar listed pods beyond its
-// informer's first LIST: deciding must take the pod cache plus the tiny
-// freshness LISTs (which select a name no pod has) and short watches.
-func checkFewPodLists(t *testing.T, s *framework.Stack) {
+// podRequests are the sidecar's pod requests of one namespace.
+type podRequests struct {
+	// unbounded LISTs read the whole namespace, as kube-controller-manager
+	// does; bounded ones ask for a limit; probes select a name no pod has.
+	unbounded, bounded, probes, watches int
+}
+
+// checkPodRequests fails the test if the sidecar listed all pods beyond its
+// informer's first LIST, or a namespace without a bound: the small
+// namespace must be decided by bounded live LISTs, the large one by the
+// pod cache plus the tiny freshness LISTs and short watches.
+func checkPodRequests(t *testing.T, s *framework.Stack, small, large string) {
 	t.Helper()
 	events, err := sidecarAuditEvents(s)
 	if err != nil {
 		t.Fatalf("read audit log: %v", err)
 	}
-	var full, probes, watches int
+	informerLists := 0
+	byNamespace := map[string]*podRequests{small: {}, large: {}}
 	for _, ev := range events {
 		if ev.ObjectRef == nil || ev.ObjectRef.Resource != "pods" {
 			continue
 		}
+		if ev.Verb == "list" && ev.ObjectRef.Namespace == "" {
+			informerLists++
+			continue
+		}
+		r := byNamespace[ev.ObjectRef.Namespace]
+		if r == nil {
+			continue
+		}
 		switch {
 		case ev.Verb == "list" && strings.Contains(ev.RequestURI, "fieldSelector=metadata.name"):
-			probes++
+			r.probes++
+		case ev.Verb == "list" && strings.Contains(ev.RequestURI, "limit="):
+			r.bounded++
 		case ev.Verb == "list":
-			full++
-		case ev.Verb == "watch" && ev.ObjectRef.Namespace != "":
-			watches++
+			r.unbounded++
+		case ev.Verb == "watch":
+			r.watches++
 		}
 	}
-	t.Logf("sidecar pod requests: %d full LISTs, %d freshness LISTs, %d namespace watches", full, probes, watches)
-	if full > 1 {
-		t.Errorf("the sidecar listed every pod %d times; only its informer's first LIST is expected", full)
+	for ns, r := range byNamespace {
+		t.Logf("sidecar pod requests in %s: %d unbounded LISTs, %d bounded LISTs, %d freshness LISTs, %d watches", ns, r.unbounded, r.bounded, r.probes, r.watches)
+		if r.unbounded > 0 {
+			t.Errorf("the sidecar listed every pod of %s %d times", ns, r.unbounded)
+		}
 	}
-	if probes == 0 {
-		t.Error("no freshness LIST: the claims were released without proving the pod cache fresh")
+	if informerLists > 1 {
+		t.Errorf("the sidecar listed every pod %d times; only its informer's first LIST is expected", informerLists)
+	}
+	if r := byNamespace[small]; r.bounded == 0 {
+		t.Errorf("no bounded LIST of the small namespace %s: its claims were released without a live look", small)
+	}
+	if r := byNamespace[large]; r.probes+r.bounded == 0 || r.watches == 0 {
+		t.Errorf("the large namespace %s was not proven fresh with a consistent read and a watch", large)
 	}
 }
 
