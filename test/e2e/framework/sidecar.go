@@ -12,6 +12,13 @@ import (
 
 // SidecarOptions configures the csi-provisioner processes.
 type SidecarOptions struct {
+	// Binary is the sidecar executable, e.g. an upstream
+	// external-provisioner release to compare with. Empty means
+	// csi-provisioner in the stack's BinDir. Relative paths are relative
+	// to the working directory. StartStack, StartSidecar and
+	// StartSidecarExpectingExit run it; a node's sidecar
+	// (StartNodeSidecar) is always the BinDir's.
+	Binary string
 	// Replicas is the number of sidecar processes; more than one only
 	// makes sense with LeaderElection. Defaults to 1.
 	Replicas int
@@ -138,7 +145,7 @@ func (s *Stack) startSidecars(ctx context.Context, opts SidecarOptions) error {
 		if err != nil {
 			return err
 		}
-		if _, err := s.startSidecar(ctx, name, args, env, kubeconfig); err != nil {
+		if _, err := s.startSidecar(ctx, name, opts.binary(s.binDir), args, env, kubeconfig); err != nil {
 			return err
 		}
 	}
@@ -187,7 +194,7 @@ func (s *Stack) StartSidecar(ctx context.Context, opts SidecarOptions) (*Process
 	if err != nil {
 		return nil, err
 	}
-	return s.startSidecar(ctx, name, opts.args(s.socket, kubeconfig, s.namespace), env, kubeconfig)
+	return s.startSidecar(ctx, name, opts.binary(s.binDir), opts.args(s.socket, kubeconfig, s.namespace), env, kubeconfig)
 }
 
 // sidecarKubeconfig returns the kubeconfig a sidecar with opts runs with:
@@ -255,11 +262,11 @@ func (s *Stack) StartSidecarExpectingExit(ctx context.Context, opts SidecarOptio
 	if err != nil {
 		return nil, err
 	}
-	return s.sidecarProcess(ctx, name, opts.args(socket, kubeconfig, s.namespace), env, kubeconfig, filepath.Join(s.workDir, name+".log"))
+	return s.sidecarProcessOf(ctx, name, opts.binary(s.binDir), opts.args(socket, kubeconfig, s.namespace), env, kubeconfig, filepath.Join(s.workDir, name+".log"))
 }
 
-func (s *Stack) startSidecar(ctx context.Context, name string, args, env []string, kubeconfig string) (*Process, error) {
-	p, err := s.sidecarProcess(ctx, name, args, env, kubeconfig, filepath.Join(s.workDir, name+".log"))
+func (s *Stack) startSidecar(ctx context.Context, name, binary string, args, env []string, kubeconfig string) (*Process, error) {
+	p, err := s.sidecarProcessOf(ctx, name, binary, args, env, kubeconfig, filepath.Join(s.workDir, name+".log"))
 	if err != nil {
 		return nil, err
 	}
@@ -267,10 +274,26 @@ func (s *Stack) startSidecar(ctx context.Context, name string, args, env []strin
 	return p, nil
 }
 
+// binary is the sidecar executable opts ask for: Binary, or csi-provisioner
+// in binDir.
+func (o SidecarOptions) binary(binDir string) string {
+	if o.Binary != "" {
+		return o.Binary
+	}
+	return filepath.Join(binDir, "csi-provisioner")
+}
+
+// sidecarProcess starts csi-provisioner of the stack's BinDir, as a node's
+// sidecar does.
 func (s *Stack) sidecarProcess(ctx context.Context, name string, args, env []string, kubeconfig, logFile string) (*Process, error) {
+	return s.sidecarProcessOf(ctx, name, filepath.Join(s.binDir, "csi-provisioner"), args, env, kubeconfig, logFile)
+}
+
+// sidecarProcessOf starts the sidecar executable binary.
+func (s *Stack) sidecarProcessOf(ctx context.Context, name, binary string, args, env []string, kubeconfig, logFile string) (*Process, error) {
 	return StartProcess(ctx, ProcessOptions{
 		Name: name,
-		Path: filepath.Join(s.binDir, "csi-provisioner"),
+		Path: binary,
 		Args: args,
 		// The sidecar prefers $KUBECONFIG over --kubeconfig, as
 		// upstream does; a developer's own cluster in the environment
