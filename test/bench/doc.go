@@ -12,6 +12,10 @@
 //     kube-controller-manager's;
 //   - the Go benchmarks of the hot paths (RunGoBenchmarks).
 //
+// A Baseline variant (an upstream release's binary) can join the
+// provisioning and memory benchmarks; every figure of ours is then also
+// reported as a ratio to its median, and the goals against it are judged.
+//
 // Each has its own report; Overview puts them side by side in report.md,
 // with the goals and the PNG plots of DrawPlots (gonum/plot). The command
 // in cmd/provisioning-bench wires them.

@@ -49,11 +49,12 @@ func (r *MemoryReport) spread(variant string, f func(*MemoryRun) float64) Spread
 	return spreadOf(v)
 }
 
-// worstPeak is the highest peak RSS of any run, in MiB, NaN without one.
+// worstPeak is the highest peak RSS of any run of ours (not the
+// baseline's), in MiB, NaN without one.
 func (r *MemoryReport) worstPeak() float64 {
 	worst := math.NaN()
 	for _, run := range r.Runs {
-		if run.measured() && (math.IsNaN(worst) || mib(run.End.PeakRSS) > worst) {
+		if run.measured() && !r.isBaseline(run.Variant) && (math.IsNaN(worst) || mib(run.End.PeakRSS) > worst) {
 			worst = mib(run.End.PeakRSS)
 		}
 	}
@@ -64,6 +65,9 @@ func (r *MemoryReport) worstPeak() float64 {
 func (r *MemoryReport) goalLine() string {
 	worst := r.worstPeak()
 	goal := fmt.Sprintf("Goal: peak RSS under %.0f MiB", r.GoalMiB)
+	if r.baselineVariant() != nil {
+		goal += " (every run of ours; the baseline is not judged by it)"
+	}
 	switch {
 	case math.IsNaN(worst):
 		return goal + ": not measured (no run read the sidecar's memory)."
@@ -87,7 +91,7 @@ func (r *MemoryReport) Markdown() string {
 		thousands(s.Objects), cachedNamespace, className, s.Create.Seconds(), s.OtherCores, s.Settle.Seconds(), s.Rewritten, thousands(2*s.Objects), s.StackStart.Seconds())
 	var variants []string
 	for _, v := range r.Variants {
-		variants = append(variants, fmt.Sprintf("%s `%s`", v.Name, strings.Join(v.Args, " ")))
+		variants = append(variants, v.describe())
 	}
 	fmt.Fprintf(&b, "Each run starts a new csi-provisioner on that cluster (`%s -v=%d --http-endpoint=127.0.0.1:<port>`, under the shipped RBAC plus %s) with, per variant, %s; %s per variant, interleaved. "+
 		"A run waits until the sidecar logs that its caches synced (%s), then until its work queues are empty and it uses under %.0f%% of a core over %s (idle), then provisions %d claims of an Immediate class of the driver in namespace `%s`, waits until they are Bound, deletes them and waits until the claims, their PVs and the driver's volumes are gone. "+
@@ -95,20 +99,39 @@ func (r *MemoryReport) Markdown() string {
 		strings.Join(r.SidecarArgs, " "), o.SidecarVerbosity, "`"+framework.VolumeProtectionRBACManifest+"`",
 		strings.Join(variants, "; "), plural(o.Runs, "run"), strings.Trim(syncedMessage, `"`), 100*quietCPU.Seconds()/quietWindow.Seconds(), quietWindow, r.Batch, claimNamespace)
 
-	t := table{header: []string{"variant", "peak RSS", "RSS at end", "peak RSS when idle", "Go heap in use at end", "CPU to sync", "CPU in all", "sync time"}, right: rightFrom(1, 8)}
+	base := r.baselineVariant()
+	if base != nil {
+		fmt.Fprintf(&b, "The baseline runs on the same stack, whose RBAC is installed once before any sidecar starts: it runs under the shipped RBAC (a superset of upstream's own, `%s`, which its provisioning runs use), with only the flags above, which upstream v5.1.0 has too (`--http-endpoint` serves its metrics, Go runtime and work queues included, as ours does).\n\n", UpstreamRBACManifest)
+	}
+	header := []string{"variant", "peak RSS", "RSS at end", "peak RSS when idle", "Go heap in use at end", "CPU to sync", "CPU in all", "sync time"}
+	if base != nil {
+		header = append(header, "peak RSS / "+base.Name)
+	}
+	t := table{header: header, right: rightFrom(1, len(header))}
 	for _, v := range r.Variants {
-		t.add(v.Name,
-			fmtSpread(r.spread(v.Name, func(m *MemoryRun) float64 { return mib(m.End.PeakRSS) }), 1, " MiB"),
+		cells := []string{v.Name,
+			fmtSpread(r.peakRSS(v.Name), 1, " MiB"),
 			fmtSpread(r.spread(v.Name, func(m *MemoryRun) float64 { return mib(m.End.RSS) }), 1, " MiB"),
 			fmtSpread(r.spread(v.Name, func(m *MemoryRun) float64 { return mibOrNaN(m.Idle.PeakRSS) }), 1, " MiB"),
 			fmtSpread(r.spread(v.Name, func(m *MemoryRun) float64 { return mibOrNaN(m.Heap.HeapInuse) }), 1, " MiB"),
 			fmtSpread(r.spread(v.Name, func(m *MemoryRun) float64 { return seconds(m.SyncCPU) }), 2, " s"),
 			fmtSpread(r.spread(v.Name, func(m *MemoryRun) float64 { return seconds(m.CPU) }), 2, " s"),
 			fmtSpread(r.spread(v.Name, func(m *MemoryRun) float64 { return seconds(m.SyncTime) }), 2, " s"),
-		)
+		}
+		if base != nil {
+			q := ""
+			if !v.IsBaseline() {
+				q = fmtRatio(r.peakVsBaseline(v.Name))
+			}
+			cells = append(cells, q)
+		}
+		t.add(cells...)
 	}
 	t.write(&b)
 	b.WriteString(r.goalLine() + "\n\n")
+	if line := r.baselineGoalLine(); line != "" {
+		b.WriteString(line + "\n\n")
+	}
 	b.WriteString("Figures are the median of the runs, (min–max) when they differ. CPU is the sidecar's user plus system time from its start; sync time is from its start until the log line. ")
 	b.WriteString(r.breakdown() + "\n\n")
 	b.WriteString("### Runs\n\n")
@@ -134,7 +157,7 @@ func (r *MemoryReport) Markdown() string {
 func (r *MemoryReport) breakdown() string {
 	var rss, anon, file, sys, inuse []float64
 	for _, run := range r.Runs {
-		if run.measured() {
+		if run.measured() && !r.isBaseline(run.Variant) {
 			rss = append(rss, mib(run.End.RSS))
 			anon = append(anon, mibOrNaN(run.End.RSSAnon))
 			file = append(file, mibOrNaN(run.End.RSSFile))
@@ -146,7 +169,7 @@ func (r *MemoryReport) breakdown() string {
 	if math.IsNaN(m(anon)) || math.IsNaN(m(sys)) {
 		return ""
 	}
-	return fmt.Sprintf("At the end of a run the RSS was %.0f MiB (median of all runs): %.0f MiB allocated by the process (`RssAnon`; its Go runtime held %.0f MiB, of which %.0f MiB heap in use, live objects and garbage not yet collected, the heap growing to about twice its live size between collections at the default GOGC) and %.0f MiB of its binary's code and data (`RssFile`).",
+	return fmt.Sprintf("At the end of a run of ours the RSS was %.0f MiB (median of all runs): %.0f MiB allocated by the process (`RssAnon`; its Go runtime held %.0f MiB, of which %.0f MiB heap in use, live objects and garbage not yet collected, the heap growing to about twice its live size between collections at the default GOGC) and %.0f MiB of its binary's code and data (`RssFile`).",
 		m(rss), m(anon), m(sys), m(inuse), m(file))
 }
 

@@ -7,11 +7,14 @@ import (
 	"time"
 )
 
-func memoryReportWith(peaksMiB map[string][]float64) *MemoryReport {
+// memoryReportWith is a memory report whose variants, gate on and off and
+// any extra ones, had runs with the given peaks.
+func memoryReportWith(peaksMiB map[string][]float64, extra ...Variant) *MemoryReport {
 	r := &MemoryReport{
 		Options:  QuickMemoryOptions(),
-		Variants: []Variant{GateOn, GateOff},
+		Variants: append([]Variant{GateOn, GateOff}, extra...),
 		GoalMiB:  150,
+		Shipped:  GateOn.Name,
 		Batch:    100,
 		Setup:    MemorySetup{Objects: 2000},
 	}

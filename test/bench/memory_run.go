@@ -37,6 +37,7 @@ func (m *memoryBench) runSidecar(ctx context.Context, v Variant, run, order int)
 	metricsURL := fmt.Sprintf("http://127.0.0.1:%d/metrics", port)
 	start := time.Now()
 	p, err := m.stack.StartSidecar(ctx, framework.SidecarOptions{
+		Binary:             v.Binary,
 		Verbosity:          m.opts.SidecarVerbosity,
 		ExtraArgs:          slices.Concat(m.opts.SidecarArgs, v.Args, []string{fmt.Sprintf("--http-endpoint=127.0.0.1:%d", port)}),
 		Env:                v.Env,

@@ -66,6 +66,17 @@ type Variant struct {
 	Args []string `json:"args"`
 	// Env is added to the sidecar's environment.
 	Env []string `json:"env,omitempty"`
+	// Binary is the sidecar executable; empty means csi-provisioner of
+	// Options.BinDir, this repository's. The baseline sets it.
+	Binary string `json:"binary,omitempty"`
+	// RBACManifest replaces the shipped RBAC of the provisioning runs,
+	// each on a fresh stack (framework.SidecarOptions.RBACManifest,
+	// relative to the repository root); empty means the shipped one. The
+	// memory benchmark runs every variant on one stack whose RBAC is
+	// installed once, and ignores it.
+	RBACManifest string `json:"rbacManifest,omitempty"`
+	// Version is Binary's --version output, for the report.
+	Version string `json:"version,omitempty"`
 }
 
 // CreatorOptions configures the benchmark's own client. It must never be

@@ -40,6 +40,28 @@ const (
 	goalPeakRSSMiB      = 150.0
 )
 
+// The project's goals against the baseline (an upstream release), each a
+// bound on the ratio of our median to the baseline's.
+const (
+	// Default client limits, gate on, 100 and 1,000 claims: throughput
+	// at least 0.95 of upstream's, latency p50 and p99 at most 1.1 times.
+	goalDefaultThroughputVsBaseline = 0.95
+	goalDefaultLatencyVsBaseline    = 1.1
+	// Tuned client limits, gate on, 100, 1,000 and 5,000 claims: at
+	// least upstream's throughput.
+	goalTunedThroughputVsBaseline = 1.0
+	// Deletion, gate on and off: no more sidecar requests per deleted
+	// volume than upstream.
+	goalDeletionRequestsVsBaseline = 1.0
+	// Memory: the shipped settings' peak RSS at most 0.8 of upstream's
+	// (MemoryOptions.Shipped names the variant).
+	goalPeakRSSVsBaseline = 0.8
+)
+
+// baselineGoalVariant is our variant that the provisioning goals against
+// the baseline judge.
+var baselineGoalVariant = GateOn.Name
+
 // Markdown writes report.md. Details are in each benchmark's own file,
 // linked from here.
 func (o *Overview) Markdown() string {
@@ -69,6 +91,9 @@ func (o *Overview) writeHeader(b *strings.Builder) {
 	b.WriteString("# csi-provisioner benchmark\n\n")
 	b.WriteString(ranLine(o.Invocation, o.Quick, o.Started, o.Duration))
 	e.writeProvenance(b)
+	if base := o.baselineVariant(); base != nil {
+		fmt.Fprintf(b, "- Baseline: %s, with no flag of its own, one more configuration in the provisioning and memory benchmarks; every figure of ours is also given as a ratio to its median\n", base.upstream())
+	}
 	b.WriteString("- Every figure is the median of its runs, with (min–max) when they differ; every run starts a fresh control plane, driver and sidecar, and the configurations compared run interleaved\n\n")
 	for _, f := range o.Failures {
 		fmt.Fprintf(b, "**Did not finish:** %s\n\n", f)

@@ -14,7 +14,7 @@ func (o *Overview) writeProvisioning(b *strings.Builder) {
 		return
 	}
 	b.WriteString("## Provisioning: throughput, latency and API requests\n\n")
-	b.WriteString("Each scenario provisions its claims at once (all created in a burst by the benchmark's own unthrottled client), with the sidecar's `ProvisioningProtection` gate on and off. Throughput is claims Bound per second from the first create to the last claim Bound; latency is per claim, from its create to Bound. Details, including how every figure is taken and what limited throughput, are in each scenario's report.\n\n")
+	b.WriteString("Each scenario provisions its claims at once (all created in a burst by the benchmark's own unthrottled client), with the sidecar's `ProvisioningProtection` gate on and off" + o.baselineClause() + ". Throughput is claims Bound per second from the first create to the last claim Bound; latency is per claim, from its create to Bound. Details, including how every figure is taken and what limited throughput, are in each scenario's report.\n\n")
 	t := &table{header: []string{"scenario", "configuration", "runs", "throughput (claims/s)", "latency p50", "latency p99", "sidecar requests / volume (writes)", "deletion (PVs gone / s)", "sidecar non-2xx"},
 		right: []bool{false, false, true, true, true, true, true, true, true}}
 	for _, r := range o.Provisioning {
@@ -40,6 +40,7 @@ func (o *Overview) writeProvisioning(b *strings.Builder) {
 		}
 	}
 	t.write(b)
+	o.writeBaselineMatrix(b)
 	for _, p := range o.Plots {
 		if strings.HasPrefix(p.File, "throughput") || p.File == "latency.png" {
 			fmt.Fprintf(b, "![%s](%s)\n\n", p.Title, p.File)
@@ -108,4 +109,15 @@ func (o *Overview) writeRequestMatrix(b *strings.Builder, phaseName string, phas
 	}
 	t.add(cells...)
 	t.write(b)
+}
+
+// baselineClause names the baseline among the provisioning configurations,
+// "" without one.
+func (o *Overview) baselineClause() string {
+	for _, r := range o.Provisioning {
+		if b := r.Report.baseline(); b != nil {
+			return ", and the baseline (upstream `" + b.Variant.Binary + "` under upstream's RBAC)"
+		}
+	}
+	return ""
 }

@@ -30,11 +30,28 @@ const (
 type barSeries struct {
 	name   string
 	values []Spread
+	// color overrides the palette's, e.g. grey for the baseline.
+	color color.Color
+}
+
+// Colours of the baseline (an upstream release) in plots: greys, so that it
+// stands apart from the palette's colours of ours.
+var (
+	baselineColor     = color.Gray{Y: 140}
+	baselineDarkColor = color.Gray{Y: 70}
+)
+
+// seriesColor is the i-th series' colour: its own, or the palette's.
+func seriesColor(c color.Color, i int) color.Color {
+	if c != nil {
+		return c
+	}
+	return plotutil.Color(i)
 }
 
 // groupedBars draws each series side by side in every group, with the
-// runs' min–max as error bars, and a dashed line at goal when it is set.
-func groupedBars(title, yLabel string, groups []string, series []barSeries, goal *goalLine) (*plot.Plot, error) {
+// runs' min–max as error bars, and a dashed line at each goal.
+func groupedBars(title, yLabel string, groups []string, series []barSeries, goals ...goalLine) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.Y.Label.Text = yLabel
@@ -65,7 +82,7 @@ func groupedBars(title, yLabel string, groups []string, series []barSeries, goal
 			return nil, err
 		}
 		bars.XMin = -0.4 + slot*(float64(i)+0.5)
-		bars.Color = plotutil.Color(i)
+		bars.Color = seriesColor(s.color, i)
 		bars.LineStyle.Width = 0
 		eb, err := plotter.NewYErrorBars(errs)
 		if err != nil {
@@ -74,8 +91,8 @@ func groupedBars(title, yLabel string, groups []string, series []barSeries, goal
 		p.Add(bars, eb)
 		p.Legend.Add(s.name, bars)
 	}
-	if goal != nil {
-		line, err := goal.line(len(groups))
+	for i, goal := range goals {
+		line, err := goal.line(len(groups), i)
 		if err != nil {
 			return nil, err
 		}
@@ -84,7 +101,7 @@ func groupedBars(title, yLabel string, groups []string, series []barSeries, goal
 		top = math.Max(top, goal.y)
 	}
 	// Room above the highest bar for the legend.
-	p.Y.Max = top * (1.15 + 0.08*float64(n))
+	p.Y.Max = top * (1.15 + 0.08*float64(n+len(goals)))
 	p.NominalX(groups...)
 	p.Add(plotter.NewGrid())
 	return p, nil
@@ -96,12 +113,15 @@ type goalLine struct {
 	y    float64
 }
 
-func (g goalLine) line(groups int) (*plotter.Line, error) {
+// goalColors are the goal lines' colours, in order: red, then purple.
+var goalColors = []color.Color{color.RGBA{R: 200, A: 255}, color.RGBA{R: 120, B: 160, A: 255}}
+
+func (g goalLine) line(groups, i int) (*plotter.Line, error) {
 	l, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: g.y}, {X: float64(groups) - 0.5, Y: g.y}})
 	if err != nil {
 		return nil, err
 	}
-	l.Color = color.RGBA{R: 200, A: 255}
+	l.Color = goalColors[i%len(goalColors)]
 	l.Dashes = []vg.Length{vg.Points(6), vg.Points(4)}
 	l.Width = vg.Points(1.5)
 	return l, nil
@@ -121,6 +141,8 @@ func (e errorPoints) YError(i int) (float64, float64) {
 // cdfSeries is one line of a cumulative distribution.
 type cdfSeries struct {
 	name string
+	// color overrides the palette's, e.g. grey for the baseline.
+	color color.Color
 	// sorted are the values, in ascending order.
 	sorted []float64
 }
@@ -147,7 +169,7 @@ func cdf(title, xLabel string, series []cdfSeries) (*plot.Plot, error) {
 		if err != nil {
 			return nil, err
 		}
-		l.Color = plotutil.Color(i)
+		l.Color = seriesColor(s.color, i)
 		l.Width = vg.Points(2)
 		l.StepStyle = plotter.PostStep
 		p.Add(l)

@@ -3,6 +3,7 @@ package bench
 import (
 	"cmp"
 	"fmt"
+	"image/color"
 	"math"
 	"slices"
 
@@ -20,7 +21,7 @@ func ProvisioningPlots(results []*ScenarioResult, dir string) ([]Plot, error) {
 	for _, r := range results {
 		groups = append(groups, r.Scenario.Label())
 	}
-	variants := variantNames(results)
+	variants := variantsOf(results)
 	var plots []Plot
 	add := func(p Plot, err error) error {
 		if err == nil {
@@ -30,28 +31,28 @@ func ProvisioningPlots(results []*ScenarioResult, dir string) ([]Plot, error) {
 	}
 
 	var thr, lat []barSeries
-	for _, name := range variants {
-		thr = append(thr, barSeries{name: name, values: scenarioSpreads(results, name, func(x *RunResult) float64 { return x.Throughput() })})
+	for _, v := range variants {
+		thr = append(thr, barSeries{name: v.Label(), values: scenarioSpreads(results, v.Name, figThroughput), color: plotColor(v, 0)})
 	}
-	for _, q := range []struct {
+	for i, q := range []struct {
 		label string
 		get   func(*RunResult) float64
 	}{
-		{"p50", func(x *RunResult) float64 { return x.Latency.P50 }},
-		{"p99", func(x *RunResult) float64 { return x.Latency.P99 }},
+		{"p50", figLatencyP50},
+		{"p99", figLatencyP99},
 	} {
-		for _, name := range variants {
-			lat = append(lat, barSeries{name: name + ", " + q.label, values: scenarioSpreads(results, name, q.get)})
+		for _, v := range variants {
+			lat = append(lat, barSeries{name: v.Label() + ", " + q.label, values: scenarioSpreads(results, v.Name, q.get), color: plotColor(v, i)})
 		}
 	}
-	p, err := groupedBars("Provisioning throughput (median of runs, bars: min–max)", "claims Bound / s", groups, thr, nil)
+	p, err := groupedBars("Provisioning throughput (median of runs, bars: min–max)", "claims Bound / s", groups, thr)
 	if err != nil {
 		return nil, err
 	}
 	if err := add(savePlot(p, dir, "throughput.png", "Provisioning throughput")); err != nil {
 		return nil, err
 	}
-	if p, err = groupedBars("Latency, claim created → Bound (median of runs, bars: min–max)", "seconds", groups, lat, nil); err != nil {
+	if p, err = groupedBars("Latency, claim created → Bound (median of runs, bars: min–max)", "seconds", groups, lat); err != nil {
 		return nil, err
 	}
 	if err := add(savePlot(p, dir, "latency.png", "Latency p50 and p99")); err != nil {
@@ -67,7 +68,7 @@ func ProvisioningPlots(results []*ScenarioResult, dir string) ([]Plot, error) {
 		var series []cdfSeries
 		for _, v := range r.Report.Variants {
 			if run := medianRun(v); run != nil {
-				series = append(series, cdfSeries{name: fmt.Sprintf("%s (run %d)", v.Variant.Name, run.Run), sorted: run.Latencies})
+				series = append(series, cdfSeries{name: fmt.Sprintf("%s (run %d)", v.Variant.Label(), run.Run), sorted: run.Latencies, color: plotColor(v.Variant, 0)})
 			}
 		}
 		if p, err = cdf("Latency distribution: "+r.Scenario.Name()+" (the median run by throughput)", "seconds from claim created to Bound", series); err != nil {
@@ -80,13 +81,32 @@ func ProvisioningPlots(results []*ScenarioResult, dir string) ([]Plot, error) {
 	return plots, nil
 }
 
-// variantNames are the variants of the first scenario, in their order.
-func variantNames(results []*ScenarioResult) []string {
-	var names []string
-	for _, v := range results[0].Report.Variants {
-		names = append(names, v.Variant.Name)
+// variantsOf are the variants of every scenario, in their order of
+// appearance.
+func variantsOf(results []*ScenarioResult) []Variant {
+	var out []Variant
+	seen := map[string]bool{}
+	for _, r := range results {
+		for _, v := range r.Report.Variants {
+			if !seen[v.Variant.Name] {
+				seen[v.Variant.Name] = true
+				out = append(out, v.Variant)
+			}
+		}
 	}
-	return names
+	return out
+}
+
+// plotColor is the baseline's grey (shade 0 light, 1 dark) and nil, the
+// palette's colour, for ours.
+func plotColor(v Variant, shade int) color.Color {
+	if !v.IsBaseline() {
+		return nil
+	}
+	if shade == 0 {
+		return baselineColor
+	}
+	return baselineDarkColor
 }
 
 // scenarioSpreads is a figure of the named variant in every scenario.
@@ -119,7 +139,7 @@ func medianRun(v *VariantResult) *RunResult {
 
 // requestsPlot stacks the sidecar's provisioning requests per volume by verb
 // and resource, one bar per scenario and variant.
-func requestsPlot(results []*ScenarioResult, variants []string) (*plot.Plot, error) {
+func requestsPlot(results []*ScenarioResult, variants []Variant) (*plot.Plot, error) {
 	prov := func(x *RunResult) PhaseRequests { return x.Provisioning }
 	seen := map[string]bool{}
 	var keys []string
@@ -137,12 +157,12 @@ func requestsPlot(results []*ScenarioResult, variants []string) (*plot.Plot, err
 		layers[i].name = k
 	}
 	for _, r := range results {
-		for _, name := range variants {
+		for _, want := range variants {
 			for _, v := range r.Report.Variants {
-				if v.Variant.Name != name {
+				if v.Variant.Name != want.Name {
 					continue
 				}
-				labels = append(labels, fmt.Sprintf("%s\n%s", r.Scenario.Label(), name))
+				labels = append(labels, fmt.Sprintf("%s\n%s", r.Scenario.Label(), want.Name))
 				for i, k := range keys {
 					layers[i].values = append(layers[i].values, zeroIfNaN(v.requestsPerVolume(prov, k).Median))
 				}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/csi-protect/external-provisioner/test/e2e/framework"
 )
 
 // HasProblems tells whether any run failed to measure something: a phase
@@ -50,13 +52,15 @@ func (r *Report) measuredPhases() []measuredPhase {
 	return phases[:1]
 }
 
-// pair returns the two variants compared (the first against the second),
-// or nil when there are not two.
+// pair returns the two variants of ours compared (the first against the
+// second, gate on against gate off), or nil when there are not two. The
+// baseline is not one of them: it is compared with each (BaselineRatios).
 func (r *Report) pair() (a, b *VariantResult) {
-	if len(r.Variants) != 2 {
+	ours := r.ours()
+	if len(ours) != 2 {
 		return nil, nil
 	}
-	return r.Variants[0], r.Variants[1]
+	return ours[0], ours[1]
 }
 
 func (r *Report) writeHeader(b *strings.Builder) {
@@ -88,15 +92,29 @@ func (r *Report) writeHeader(b *strings.Builder) {
 		if i > 0 {
 			b.WriteString("; ")
 		}
-		fmt.Fprintf(b, "%s `%s`", v.Variant.Name, strings.Join(v.Variant.Args, " "))
+		b.WriteString(v.Variant.describe())
 	}
-	fmt.Fprintf(b, "; `-v=%d`; under the shipped RBAC (`deploy/kubernetes/rbac.yaml`), so its requests are the only ones of its ServiceAccount\n", o.SidecarVerbosity)
+	fmt.Fprintf(b, "; `-v=%d`; %s, so its requests are the only ones of its ServiceAccount\n", o.SidecarVerbosity, r.rbacLine())
 	fmt.Fprintf(b, "- kube-controller-manager: PV binder, PV protection and PVC protection controllers, `%s`\n", strings.Join(o.KCMArgs, " "))
 	fmt.Fprintf(b, "- kube-apiserver: audit log of every request at Metadata level, written synchronously (`--audit-log-mode=blocking`); the request counts below come from it\n")
 	fmt.Fprintf(b, "- Full command lines: [Setup](#setup)\n\n")
 	if other := r.maxOtherCPU(); other >= busyMachine {
 		fmt.Fprintf(b, "**The machine was not quiet:** processes outside the benchmark's stack used up to %.2f of its %d cores during a measured phase (see the runs), so the components had less CPU than the machine has and the figures are slower and noisier than on a quiet machine.\n\n", other, e.Cores)
 	}
+}
+
+// rbacLine says which RBAC each variant's sidecar ran under.
+func (r *Report) rbacLine() string {
+	var other []string
+	for _, v := range r.Variants {
+		if v.Variant.RBACManifest != "" {
+			other = append(other, fmt.Sprintf("%s under `%s`", v.Variant.Name, v.Variant.RBACManifest))
+		}
+	}
+	if len(other) == 0 {
+		return "under the shipped RBAC (`" + framework.RBACManifest + "`)"
+	}
+	return "under the shipped RBAC (`" + framework.RBACManifest + "`) but " + strings.Join(other, ", ")
 }
 
 func (r *Report) deletionWorkload() string {
@@ -141,6 +159,9 @@ func (r *Report) writeSummary(b *strings.Builder) {
 		fmt.Fprintf(b, "**Throughput %s / %s: %.2f** (ratio of the medians; run by run %s).\n\n", a.Variant.Name, c.Variant.Name, r.throughputRatio(), fmtSpread(paired, 2, ""))
 		b.WriteString(r.extraWritesHeadline())
 	}
+	b.WriteString(r.baselineHeadline())
+	base := r.baseline()
+	ours := r.ours()
 
 	header := []string{"figure"}
 	for _, v := range r.Variants {
@@ -148,6 +169,11 @@ func (r *Report) writeSummary(b *strings.Builder) {
 	}
 	if a != nil {
 		header = append(header, a.Variant.Name+" / "+c.Variant.Name)
+	}
+	if base != nil {
+		for _, v := range ours {
+			header = append(header, v.Variant.Name+" / "+base.Variant.Name)
+		}
 	}
 	t := &table{header: header, right: rightFrom(1, len(header))}
 	section := func(name string) {
@@ -159,21 +185,28 @@ func (r *Report) writeSummary(b *strings.Builder) {
 	}
 	add := func(f figure) {
 		row := []string{f.name}
-		var spreads []Spread
+		spreads := map[*VariantResult]Spread{}
 		for _, v := range r.Variants {
 			s := v.spread(f.value)
-			spreads = append(spreads, s)
+			spreads[v] = s
 			row = append(row, fmtSpread(s, f.prec, f.unit))
 		}
-		if a != nil {
+		cell := func(x, y *VariantResult) string {
 			q := math.NaN()
 			if f.ratio {
-				q = ratio(spreads[0], spreads[1])
+				q = ratio(spreads[x], spreads[y])
 			}
 			if math.IsNaN(q) {
-				row = append(row, "")
-			} else {
-				row = append(row, fmt.Sprintf("%.2f", q))
+				return ""
+			}
+			return fmt.Sprintf("%.2f", q)
+		}
+		if a != nil {
+			row = append(row, cell(a, c))
+		}
+		if base != nil {
+			for _, v := range ours {
+				row = append(row, cell(v, base))
 			}
 		}
 		t.add(row...)

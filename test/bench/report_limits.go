@@ -124,7 +124,7 @@ func (r *Report) writeLimits(b *strings.Builder) {
 	}
 	b.WriteString("- The benchmark's own client was not a limit: it created every claim in the first seconds, long before the last was Bound.\n")
 	if a, c := r.pair(); a != nil {
-		la, lc := figs[0], figs[1]
+		la, lc := a.limitFigures(), c.limitFigures()
 		client := ""
 		if la.throttled >= 0.1 {
 			client = ", in a client at its rate limit"

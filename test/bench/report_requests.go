@@ -54,21 +54,18 @@ func (r *Report) writeRequests(b *strings.Builder, name string, phase func(*RunR
 	for _, v := range r.Variants {
 		header = append(header, v.Variant.Name)
 	}
-	a, _ := r.pair()
+	a, c := r.pair()
 	if a != nil {
-		header = append(header, "difference")
+		header = append(header, fmt.Sprintf("difference (%s − %s)", a.Variant.Name, c.Variant.Name))
 	}
 	t := &table{header: header, right: rightFrom(3, len(header))}
 	row := func(k, verb, res string, value func(*RunResult) float64) {
 		cells := []string{k, verb, res}
-		var med []float64
 		for _, v := range r.Variants {
-			s := v.spread(value)
-			med = append(med, s.Median)
-			cells = append(cells, fmtSpread(s, 2, ""))
+			cells = append(cells, fmtSpread(v.spread(value), 2, ""))
 		}
 		if a != nil {
-			cells = append(cells, fmtDiff(zeroIfNaN(med[0])-zeroIfNaN(med[1]), 2))
+			cells = append(cells, fmtDiff(zeroIfNaN(a.spread(value).Median)-zeroIfNaN(c.spread(value).Median), 2))
 		}
 		t.add(cells...)
 	}
@@ -112,10 +109,17 @@ func (r *Report) writeExtraWrites(b *strings.Builder) {
 		return
 	}
 	b.WriteString("## Extra writes\n\n")
+	base := r.baseline()
 	t := &table{
-		header: []string{"phase", "verb", "resource", a.Variant.Name, c.Variant.Name, "difference", "made by"},
-		right:  []bool{false, false, false, true, true, true, false},
+		header: []string{"phase", "verb", "resource", a.Variant.Name, c.Variant.Name, "difference"},
+		right:  []bool{false, false, false, true, true, true},
 	}
+	if base != nil {
+		t.header = append(t.header, base.Variant.Name)
+		t.right = append(t.right, true)
+	}
+	t.header = append(t.header, "made by")
+	t.right = append(t.right, false)
 	for _, ph := range r.measuredPhases() {
 		for _, key := range r.requestKeys(ph.get) {
 			verb, res := splitKey(key)
@@ -123,8 +127,12 @@ func (r *Report) writeExtraWrites(b *strings.Builder) {
 				continue
 			}
 			sa, sc := a.requestsPerVolume(ph.get, key), c.requestsPerVolume(ph.get, key)
-			t.add(ph.name, verb, "`"+res+"`", fmtSpread(sa, 2, ""), fmtSpread(sc, 2, ""),
-				fmtDiff(zeroIfNaN(sa.Median)-zeroIfNaN(sc.Median), 2), writeSources[key])
+			cells := []string{ph.name, verb, "`" + res + "`", fmtSpread(sa, 2, ""), fmtSpread(sc, 2, ""),
+				fmtDiff(zeroIfNaN(sa.Median)-zeroIfNaN(sc.Median), 2)}
+			if base != nil {
+				cells = append(cells, fmtSpread(base.requestsPerVolume(ph.get, key), 2, ""))
+			}
+			t.add(append(cells, writeSources[key])...)
 		}
 	}
 	t.write(b)

@@ -87,8 +87,9 @@ func (r *runner) problem(format string, args ...any) {
 }
 
 // startStack starts the control plane (with the audit log), the mock driver
-// and the sidecar of the variant under the shipped RBAC: the sidecar's
-// requests are then the only ones of its ServiceAccount.
+// and the sidecar of the variant (its binary, the repository's unless it
+// names another) under the shipped RBAC, or the variant's own: the
+// sidecar's requests are then the only ones of its ServiceAccount.
 func (r *runner) startStack(ctx context.Context) error {
 	start := time.Now()
 	s, err := framework.StartStack(ctx, framework.StackOptions{
@@ -100,8 +101,10 @@ func (r *runner) startStack(ctx context.Context) error {
 			KCMArgs:  r.opts.KCMArgs,
 		},
 		Sidecar: framework.SidecarOptions{
-			Verbosity: r.opts.SidecarVerbosity,
-			ExtraArgs: slices.Concat(r.opts.SidecarArgs, r.variant.Args),
+			Binary:       r.variant.Binary,
+			RBACManifest: r.variant.RBACManifest,
+			Verbosity:    r.opts.SidecarVerbosity,
+			ExtraArgs:    slices.Concat(r.opts.SidecarArgs, r.variant.Args),
 		},
 	})
 	if err != nil {

@@ -106,6 +106,17 @@ func DefaultScenarios() []Scenario {
 	}
 }
 
+// BaselineScenarios is the full matrix when a baseline (an upstream
+// release) runs too: DefaultScenarios plus the default limits at 1,000
+// claims, provisioning only, once per variant, since the goals against the
+// baseline are set at 100 and 1,000 claims with the default limits. At 5
+// QPS the gate off and the baseline take some 200 s for 1,000 claims, the
+// gate on, with two more writes per claim, about twice that.
+func BaselineScenarios() []Scenario {
+	return append(DefaultScenarios(),
+		Scenario{Claims: 1000, Runs: 1, Limits: DefaultLimits, SkipDeletion: true, PhaseTimeout: 15 * time.Minute})
+}
+
 // QuickScenarios is BENCH_QUICK=1: one run of each variant at the smallest
 // sizes, enough to see that every part of the benchmark works.
 func QuickScenarios() []Scenario {

@@ -29,7 +29,7 @@ func TestScenarioOptionsCarrySizeRunsAndDeletion(t *testing.T) {
 }
 
 func TestScenarioSlugsAreDistinct(t *testing.T) {
-	for _, list := range [][]Scenario{DefaultScenarios(), QuickScenarios()} {
+	for _, list := range [][]Scenario{DefaultScenarios(), BaselineScenarios(), QuickScenarios()} {
 		slugs := map[string]bool{}
 		for _, s := range list {
 			if slugs[s.Slug()] {
@@ -37,5 +37,23 @@ func TestScenarioSlugsAreDistinct(t *testing.T) {
 			}
 			slugs[s.Slug()] = true
 		}
+	}
+}
+
+func TestBaselineMatrixCoversTheDefaultLimitsAt100And1000Claims(t *testing.T) {
+	var sizes []int
+	for _, s := range BaselineScenarios() {
+		if s.Limits.Short == DefaultLimits.Short {
+			sizes = append(sizes, s.Claims)
+			if !s.SkipDeletion {
+				t.Errorf("%s measures deletion; the default limits measure provisioning only", s.Name())
+			}
+		}
+	}
+	if !slices.Equal(sizes, []int{100, 1000}) {
+		t.Errorf("default-limits sizes with a baseline = %v, want [100 1000]", sizes)
+	}
+	if n := len(BaselineScenarios()) - len(DefaultScenarios()); n != 1 {
+		t.Errorf("the baseline adds %d scenarios, want 1 (the tuned ones are kept)", n)
 	}
 }

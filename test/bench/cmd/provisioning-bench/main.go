@@ -11,7 +11,10 @@
 //   - go: the Go benchmarks of the hot paths (go-benchmarks.md);
 //
 // and writes report.md, which puts them side by side with PNG plots, and
-// results.json with every figure.
+// results.json with every figure. With --baseline=PATH (make bench
+// BASELINE=PATH), provisioning and memory also run that binary, an upstream
+// release, as one more configuration, and every figure of ours is also
+// reported as a ratio to it.
 //
 // Run it with `make bench` (BENCH_QUICK=1 for the short mode), which builds
 // the binaries and the control plane first.
@@ -49,6 +52,12 @@ type config struct {
 	cpDir    string
 	keepWork bool
 	timeout  time.Duration
+	// baseline is the sidecar executable of an upstream release to run as
+	// one more configuration of the provisioning and memory benchmarks;
+	// empty for none.
+	baseline string
+	// base is the baseline variant of --baseline, read once in run.
+	base *bench.Variant
 	// suites are the benchmarks to run.
 	suites string
 	// sidecarArgs and kcmArgs replace the defaults' flags with the same
@@ -75,7 +84,8 @@ func main() {
 	flag.BoolVar(&cfg.keepWork, "keep-work-dirs", false, "keep every run's work folder (logs, audit log); a failed run's is always kept")
 	flag.Var(&cfg.sidecarArgs, "sidecar-arg", "a csi-provisioner flag for every configuration, replacing a default of the same name, e.g. --sidecar-arg=--kube-api-qps=1000 (repeatable)")
 	flag.Var(&cfg.kcmArgs, "kcm-arg", "a kube-controller-manager flag, replacing a default of the same name (repeatable)")
-	flag.DurationVar(&cfg.timeout, "timeout", 0, "limit for the whole benchmark (default 30m, quick 8m)")
+	flag.DurationVar(&cfg.timeout, "timeout", 0, "limit for the whole benchmark (default 30m, quick 8m; with --baseline 75m, quick 12m)")
+	flag.StringVar(&cfg.baseline, "baseline", "", "an upstream external-provisioner binary (e.g. v5.1.0, built outside the repository) to run as one more configuration, \"baseline\", in the provisioning and memory benchmarks, every figure also reported as a ratio to it; relative to the repository root")
 	flag.StringVar(&cfg.suites, "suites", "provisioning,memory,pvc-protection,go", "benchmarks to run, comma-separated: provisioning, memory, pvc-protection, go")
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -96,12 +106,18 @@ func (c config) options() bench.Options {
 	opts.ControlPlaneDir = c.cpDir
 	opts.KeepWorkDirs = c.keepWork
 	opts.Progress = os.Stderr
+	if c.base != nil {
+		opts.Variants = append(opts.Variants, *c.base)
+	}
 	return opts
 }
 
 // scenarios is the provisioning matrix, or the one size of --claims.
 func (c config) scenarios() []bench.Scenario {
 	list := bench.DefaultScenarios()
+	if c.baseline != "" {
+		list = bench.BaselineScenarios()
+	}
 	if c.quick {
 		list = bench.QuickScenarios()
 	}
@@ -121,12 +137,21 @@ func run(cfg config) int {
 	// The program runs in test/bench, its own module; the folders on its
 	// command line are the repository's, as $BIN_DIR and
 	// $CONTROL_PLANE_DIR are.
-	for _, dir := range []*string{&cfg.binDir, &cfg.cpDir} {
+	for _, dir := range []*string{&cfg.binDir, &cfg.cpDir, &cfg.baseline} {
 		var err error
 		if *dir, err = fromRoot(*dir); err != nil {
 			fmt.Fprintf(os.Stderr, "provisioning-bench: %v\n", err)
 			return 1
 		}
+	}
+	if cfg.baseline != "" {
+		if err := checkExecutable(cfg.baseline); err != nil {
+			fmt.Fprintf(os.Stderr, "provisioning-bench: --baseline: %v\n", err)
+			return 2
+		}
+		base := bench.Baseline(cfg.baseline)
+		cfg.base = &base
+		fmt.Fprintf(os.Stderr, "baseline: %s (%s)\n", base.Binary, base.Version)
 	}
 	opts := cfg.options()
 	timeout := cfg.timeout
@@ -134,6 +159,14 @@ func run(cfg config) int {
 		timeout = 30 * time.Minute
 		if opts.Quick {
 			timeout = 8 * time.Minute
+		}
+		if cfg.baseline != "" {
+			// The baseline's runs, and the default limits at 1,000
+			// claims, about double the full benchmark.
+			timeout = 75 * time.Minute
+			if opts.Quick {
+				timeout = 12 * time.Minute
+			}
 		}
 	}
 	// Ctrl-C ends the benchmark through each stack's normal stop; the
@@ -168,6 +201,8 @@ func run(cfg config) int {
 		case "memory":
 			ov.Memory, err = runMemory(ctx, cfg, outDir)
 		case "pvc-protection":
+			// Upstream has no PVC protection: the baseline does not
+			// run here.
 			ov.PVCProtection, err = runClaimDeletion(ctx, cfg, outDir)
 		case "go":
 			ov.GoBenchmarks, err = runGoBenchmarks(ctx, cfg, outDir)
@@ -248,6 +283,11 @@ func invocation() bench.Invocation {
 		if v := os.Getenv(quickEnv); v != "" {
 			inv.Command = quickEnv + "=" + v + " " + inv.Command
 		}
+		// make passes the variables of its command line on in the
+		// environment.
+		if v := os.Getenv("BASELINE"); v != "" {
+			inv.Command += " BASELINE=" + v
+		}
 	}
 	return inv
 }
@@ -258,6 +298,18 @@ func resolveOutDir(dir string) (string, error) {
 		return "", err
 	}
 	return dir, os.MkdirAll(dir, 0o755)
+}
+
+// checkExecutable fails unless path is a regular file someone may run.
+func checkExecutable(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() || st.Mode().Perm()&0o111 == 0 {
+		return fmt.Errorf("%s is not an executable file", path)
+	}
+	return nil
 }
 
 // fromRoot makes a relative folder relative to the repository root rather
