@@ -46,6 +46,8 @@ const quickEnv = "BENCH_QUICK"
 type config struct {
 	quick    bool
 	claims   int
+	// limits are the client limits of the one size of --claims.
+	limits string
 	runs     int
 	outDir   string
 	binDir   string
@@ -77,6 +79,7 @@ func main() {
 	cfg := config{}
 	flag.BoolVar(&cfg.quick, "quick", os.Getenv(quickEnv) == "1", "short mode: smaller sizes, 1 run per configuration (default from $"+quickEnv+"=1)")
 	flag.IntVar(&cfg.claims, "claims", 0, "provisioning: run this one size with the tuned client limits instead of the matrix of sizes")
+	flag.StringVar(&cfg.limits, "limits", "tuned", "with --claims: the client limits of that size, tuned (200 QPS, 400 burst, 100 workers) or default (5 QPS, 10 burst)")
 	flag.IntVar(&cfg.runs, "runs", 0, "runs per configuration of every benchmark (default: each benchmark's own)")
 	flag.StringVar(&cfg.outDir, "out-dir", "_output/bench", "folder for report.md, the plots, each benchmark's report and results.json; relative to the repository root")
 	flag.StringVar(&cfg.binDir, "bin-dir", "", "folder with csi-provisioner and mock-csi-driver, relative to the repository root (default: $"+framework.BinDirEnv+" or bin/)")
@@ -90,6 +93,10 @@ func main() {
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "provisioning-bench: unexpected arguments %q\n", flag.Args())
+		os.Exit(2)
+	}
+	if cfg.limits != "tuned" && cfg.limits != "default" {
+		fmt.Fprintf(os.Stderr, "provisioning-bench: --limits must be tuned or default, got %q\n", cfg.limits)
 		os.Exit(2)
 	}
 	os.Exit(run(cfg))
@@ -122,7 +129,11 @@ func (c config) scenarios() []bench.Scenario {
 		list = bench.QuickScenarios()
 	}
 	if c.claims > 0 {
-		list = []bench.Scenario{{Claims: c.claims, Runs: list[0].Runs, Limits: bench.TunedLimits}}
+		limits := bench.TunedLimits
+		if c.limits == "default" {
+			limits = bench.DefaultLimits
+		}
+		list = []bench.Scenario{{Claims: c.claims, Runs: list[0].Runs, Limits: limits, PhaseTimeout: 15 * time.Minute}}
 	}
 	if c.runs > 0 {
 		for i := range list {
