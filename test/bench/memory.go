@@ -48,6 +48,10 @@ type MemoryOptions struct {
 	SyncTimeout time.Duration
 	// PhaseTimeout bounds the batch's provisioning and its deletion.
 	PhaseTimeout time.Duration
+	// HeapProfileDir, if set, receives each run's Go heap profile at its
+	// end (heap-<order>.pb.gz, from --enable-pprof), to find where the
+	// bytes go: `go tool pprof -sample_index=inuse_space -top <file>`.
+	HeapProfileDir string
 	// GoalMiB is the peak RSS every run of ours should stay under.
 	GoalMiB float64
 	// Shipped names the variant that runs with the settings the project

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -35,11 +36,15 @@ func (m *memoryBench) runSidecar(ctx context.Context, v Variant, run, order int)
 		return res
 	}
 	metricsURL := fmt.Sprintf("http://127.0.0.1:%d/metrics", port)
+	endpoint := []string{fmt.Sprintf("--http-endpoint=127.0.0.1:%d", port)}
+	if m.opts.HeapProfileDir != "" {
+		endpoint = append(endpoint, "--enable-pprof")
+	}
 	start := time.Now()
 	p, err := m.stack.StartSidecar(ctx, framework.SidecarOptions{
 		Binary:             v.Binary,
 		Verbosity:          m.opts.SidecarVerbosity,
-		ExtraArgs:          slices.Concat(m.opts.SidecarArgs, v.Args, []string{fmt.Sprintf("--http-endpoint=127.0.0.1:%d", port)}),
+		ExtraArgs:          slices.Concat(m.opts.SidecarArgs, v.Args, endpoint),
 		Env:                v.Env,
 		ExtraRBACManifests: []string{framework.VolumeProtectionRBACManifest},
 	})
@@ -49,6 +54,12 @@ func (m *memoryBench) runSidecar(ctx context.Context, v Variant, run, order int)
 	}
 	cpuStart := sampleCPU(m.pids(p))
 	defer func() {
+		if m.opts.HeapProfileDir != "" {
+			url := fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/heap", port)
+			if err := saveHeapProfile(ctx, url, filepath.Join(m.opts.HeapProfileDir, fmt.Sprintf("heap-%02d.pb.gz", order))); err != nil {
+				problem("heap profile: %v", err)
+			}
+		}
 		res.OtherCores = usageBetween(cpuStart, sampleCPU(m.pids(p))).OtherCores
 		if err := p.Stop(); err != nil {
 			problem("sidecar did not stop: %v", err)

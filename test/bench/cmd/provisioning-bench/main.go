@@ -44,16 +44,18 @@ const quickEnv = "BENCH_QUICK"
 
 // config is the command line.
 type config struct {
-	quick    bool
-	claims   int
+	quick  bool
+	claims int
 	// limits are the client limits of the one size of --claims.
 	limits string
-	runs     int
-	outDir   string
-	binDir   string
-	cpDir    string
-	keepWork bool
-	timeout  time.Duration
+	// heapProfiles saves each memory run's heap profile in the out dir.
+	heapProfiles bool
+	runs         int
+	outDir       string
+	binDir       string
+	cpDir        string
+	keepWork     bool
+	timeout      time.Duration
 	// baseline is the sidecar executable of an upstream release to run as
 	// one more configuration of the provisioning and memory benchmarks;
 	// empty for none.
@@ -80,6 +82,7 @@ func main() {
 	flag.BoolVar(&cfg.quick, "quick", os.Getenv(quickEnv) == "1", "short mode: smaller sizes, 1 run per configuration (default from $"+quickEnv+"=1)")
 	flag.IntVar(&cfg.claims, "claims", 0, "provisioning: run this one size with the tuned client limits instead of the matrix of sizes")
 	flag.StringVar(&cfg.limits, "limits", "tuned", "with --claims: the client limits of that size, tuned (200 QPS, 400 burst, 100 workers) or default (5 QPS, 10 burst)")
+	flag.BoolVar(&cfg.heapProfiles, "heap-profiles", false, "memory: save each run's Go heap profile at its end as heap-<run order>.pb.gz in the out dir (the sidecars get --enable-pprof)")
 	flag.IntVar(&cfg.runs, "runs", 0, "runs per configuration of every benchmark (default: each benchmark's own)")
 	flag.StringVar(&cfg.outDir, "out-dir", "_output/bench", "folder for report.md, the plots, each benchmark's report and results.json; relative to the repository root")
 	flag.StringVar(&cfg.binDir, "bin-dir", "", "folder with csi-provisioner and mock-csi-driver, relative to the repository root (default: $"+framework.BinDirEnv+" or bin/)")

@@ -22,6 +22,9 @@ func runMemory(ctx context.Context, cfg config, outDir string) (*bench.MemoryRep
 	opts.KCMArgs = bench.OverrideArgs(opts.KCMArgs, cfg.kcmArgs)
 	opts.SidecarArgs = bench.OverrideArgs(opts.SidecarArgs, cfg.sidecarArgs)
 	opts.BinDir, opts.ControlPlaneDir, opts.KeepWorkDir, opts.Progress = cfg.binDir, cfg.cpDir, cfg.keepWork, os.Stderr
+	if cfg.heapProfiles {
+		opts.HeapProfileDir = outDir
+	}
 	if cfg.base != nil {
 		opts.Variants = append(opts.Variants, *cfg.base)
 	}
