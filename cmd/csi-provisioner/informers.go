@@ -22,20 +22,57 @@ func newInformerFactory(client kubernetes.Interface) informers.SharedInformerFac
 
 // trimForCache keeps what the controllers read. Pods, watched only for PVC
 // protection and the most numerous objects of a cluster, keep only what
-// its rules need.
+// its rules need; claims and PVs keep only the phase of their status, and
+// PVs no volume context.
 func trimForCache(obj any) (any, error) {
-	if _, ok := obj.(*v1.Pod); ok {
+	switch o := obj.(type) {
+	case *v1.Pod:
 		return pvcprotection.TrimPod(obj)
+	case *v1.PersistentVolumeClaim:
+		trimClaimStatus(o)
+	case *v1.PersistentVolume:
+		trimVolume(o)
 	}
 	return stripManagedFields(obj)
 }
 
-// stripManagedFields drops managedFields before objects enter the caches:
-// nothing here reads them and on claims and volumes they are often the
-// largest part of the object.
+// stripManagedFields drops managedFields and kubectl's last-applied
+// configuration before objects enter the caches: nothing here reads them
+// and on claims and volumes they are often the largest part of the object.
 func stripManagedFields(obj any) (any, error) {
-	if m, err := meta.Accessor(obj); err == nil && m.GetManagedFields() != nil {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return obj, nil
+	}
+	if m.GetManagedFields() != nil {
 		m.SetManagedFields(nil)
 	}
+	if a := m.GetAnnotations(); a != nil {
+		if _, ok := a[v1.LastAppliedConfigAnnotation]; ok {
+			delete(a, v1.LastAppliedConfigAnnotation)
+		}
+	}
 	return obj, nil
+}
+
+// trimClaimStatus keeps the phase, the only part of a claim's status any
+// controller here reads (Bound or not); capacity, access modes, conditions
+// and resize state are the binder's and the resizer's. A claim is only ever
+// written with an update of its main resource, which leaves its status as
+// it is in the API, so the trimmed copy never erases anything.
+func trimClaimStatus(claim *v1.PersistentVolumeClaim) {
+	claim.Status = v1.PersistentVolumeClaimStatus{Phase: claim.Status.Phase}
+}
+
+// trimVolume drops what no controller here reads from a PV: the volume
+// context (spec.csi.volumeAttributes, the driver's answer to CreateVolume,
+// which is only ever written, into a new PV) and all of the status but the
+// phase. PVs are only ever written with patches of their finalizers (the
+// library's and PV protection's), never with an update of a cached copy,
+// which would erase the volume context.
+func trimVolume(pv *v1.PersistentVolume) {
+	if pv.Spec.CSI != nil {
+		pv.Spec.CSI.VolumeAttributes = nil
+	}
+	pv.Status = v1.PersistentVolumeStatus{Phase: pv.Status.Phase}
 }

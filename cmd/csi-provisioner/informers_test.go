@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 )
@@ -25,5 +27,70 @@ func TestStripManagedFields(t *testing.T) {
 	tombstone := cache.DeletedFinalStateUnknown{Key: "ns/data", Obj: claim}
 	if out, err := stripManagedFields(tombstone); err != nil || out != tombstone {
 		t.Errorf("tombstone changed: %v, %v", out, err)
+	}
+}
+
+func TestLastAppliedConfigurationIsNotCached(t *testing.T) {
+	claim := &v1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "data", Annotations: map[string]string{
+		v1.LastAppliedConfigAnnotation:             `{"apiVersion":"v1","kind":"PersistentVolumeClaim"}`,
+		"volume.kubernetes.io/storage-provisioner": "csi.example.com",
+	}}}
+	out, err := trimForCache(claim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := out.(*v1.PersistentVolumeClaim).Annotations
+	if _, ok := got[v1.LastAppliedConfigAnnotation]; ok || got["volume.kubernetes.io/storage-provisioner"] != "csi.example.com" {
+		t.Errorf("annotations %v: want the last-applied configuration gone and the rest kept", got)
+	}
+}
+
+func TestCachedClaimsKeepOnlyTheirPhase(t *testing.T) {
+	claim := &v1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: "data"},
+		Spec:       v1.PersistentVolumeClaimSpec{VolumeName: "pv-1"},
+		Status: v1.PersistentVolumeClaimStatus{
+			Phase:       v1.ClaimBound,
+			AccessModes: []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce},
+			Capacity:    v1.ResourceList{v1.ResourceStorage: resource.MustParse("1Gi")},
+			Conditions:  []v1.PersistentVolumeClaimCondition{{Type: v1.PersistentVolumeClaimResizing}},
+		},
+	}
+	out, err := trimForCache(claim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := out.(*v1.PersistentVolumeClaim)
+	if want := (v1.PersistentVolumeClaimStatus{Phase: v1.ClaimBound}); !equality.Semantic.DeepEqual(got.Status, want) {
+		t.Errorf("status %+v, want only the phase", got.Status)
+	}
+	if got.Spec.VolumeName != "pv-1" {
+		t.Errorf("the spec must stay whole, got %+v", got.Spec)
+	}
+}
+
+func TestCachedVolumesKeepNoVolumeContextAndOnlyTheirPhase(t *testing.T) {
+	now := metav1.Now()
+	pv := &v1.PersistentVolume{
+		ObjectMeta: metav1.ObjectMeta{Name: "pv-1", Annotations: map[string]string{"pv.kubernetes.io/provisioned-by": "csi.example.com"}},
+		Spec: v1.PersistentVolumeSpec{
+			ClaimRef: &v1.ObjectReference{Namespace: "ns", Name: "data", UID: "uid-1"},
+			PersistentVolumeSource: v1.PersistentVolumeSource{CSI: &v1.CSIPersistentVolumeSource{
+				Driver: "csi.example.com", VolumeHandle: "vol-1",
+				VolumeAttributes: map[string]string{"tier": "standard"},
+			}},
+		},
+		Status: v1.PersistentVolumeStatus{Phase: v1.VolumeBound, LastPhaseTransitionTime: &now, Message: "bound"},
+	}
+	out, err := trimForCache(pv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := out.(*v1.PersistentVolume)
+	if got.Spec.CSI.VolumeAttributes != nil || got.Status != (v1.PersistentVolumeStatus{Phase: v1.VolumeBound}) {
+		t.Errorf("volume context %v, status %+v: want neither but the phase", got.Spec.CSI.VolumeAttributes, got.Status)
+	}
+	if got.Spec.CSI.VolumeHandle != "vol-1" || got.Spec.ClaimRef.UID != "uid-1" || got.Annotations["pv.kubernetes.io/provisioned-by"] == "" {
+		t.Errorf("what deletion and protection read must stay: %+v", got)
 	}
 }
