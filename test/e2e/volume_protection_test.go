@@ -253,7 +253,8 @@ type podRequests struct {
 // checkPodRequests fails the test if the sidecar listed all pods beyond its
 // informer's first LIST, or a namespace without a bound: the small
 // namespace must be decided by bounded live LISTs, the large one by the
-// pod cache plus the tiny freshness LISTs and short watches.
+// pod cache proven fresh by the tiny freshness LISTs (and short watches
+// when the cache was behind).
 func checkPodRequests(t *testing.T, s *framework.Stack, small, large string) {
 	t.Helper()
 	events, err := sidecarAuditEvents(s)
@@ -297,8 +298,9 @@ func checkPodRequests(t *testing.T, s *framework.Stack, small, large string) {
 	if r := byNamespace[small]; r.bounded == 0 {
 		t.Errorf("no bounded LIST of the small namespace %s: its claims were released without a live look", small)
 	}
-	if r := byNamespace[large]; r.probes+r.bounded == 0 || r.watches == 0 {
-		t.Errorf("the large namespace %s was not proven fresh with a consistent read and a watch", large)
+	// A watch follows only when the pod cache was behind the probe.
+	if r := byNamespace[large]; r.probes+r.bounded == 0 {
+		t.Errorf("the large namespace %s was not proven fresh with a consistent read", large)
 	}
 }
 
