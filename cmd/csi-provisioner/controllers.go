@@ -43,7 +43,8 @@ import (
 type controllersOptions struct {
 	Config *config
 	Client kubernetes.Interface
-	// ProtectionClient writes the protection finalizers on claims.
+	// ProtectionClient sends the requests of protection: every protection
+	// finalizer (claims, PVs) and PVC protection's pod reads.
 	ProtectionClient kubernetes.Interface
 	LocalClient      versioned.Interface
 	// SnapshotClient and GatewayClient read restore sources and
@@ -290,7 +291,7 @@ func (c *controllers) addVolumeProtection(logger klog.Logger, o controllersOptio
 	if cfg.gates.Enabled(features.PVProtection) {
 		logger.Info("PV protection is on", "scope", cfg.protectionScope)
 		ctrl, err := pvprotection.New(pvprotection.Options{
-			Client:         o.Client,
+			Client:         o.ProtectionClient,
 			VolumeInformer: factory.Core().V1().PersistentVolumes(),
 			DriverName:     o.Driver.Name,
 			AllVolumes:     allObjects,
@@ -306,7 +307,7 @@ func (c *controllers) addVolumeProtection(logger klog.Logger, o controllersOptio
 	if cfg.gates.Enabled(features.PVCProtection) {
 		logger.Info("PVC protection is on", "scope", cfg.protectionScope)
 		ctrl, err := pvcprotection.New(pvcprotection.Options{
-			Client:        o.Client,
+			Client:        o.ProtectionClient,
 			ClaimInformer: factory.Core().V1().PersistentVolumeClaims(),
 			PodInformer:   factory.Core().V1().Pods(),
 			ClassLister:   factory.Storage().V1().StorageClasses().Lister(),

@@ -34,10 +34,12 @@ type kubeClients struct {
 	// election is separate so that a busy, throttled core client cannot
 	// delay lease renewal.
 	election kubernetes.Interface
-	// protection writes the protection finalizers on claims, on a rate
-	// limit of its own (--kube-api-protection-qps/burst): they are writes
-	// upstream does not make, and sharing the core client's budget would
-	// slow every PV creation behind them.
+	// protection sends the requests of protection (the provisioning-,
+	// cloning- and restore-protection finalizers on claims, PV and PVC
+	// protection's finalizers and pod reads) on a rate limit of its own
+	// (--kube-api-protection-qps/burst): they are requests upstream does
+	// not make, and sharing the core client's budget would slow every PV
+	// creation behind them.
 	protection kubernetes.Interface
 	// local reads and writes LocalVolumes and LocalVolumeSets (JSON: custom
 	// resources have no protobuf); it shares the core client's rate limit

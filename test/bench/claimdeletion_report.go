@@ -118,7 +118,7 @@ func (r *DeletionReport) writeQuiet(b *strings.Builder) {
 		if ours.Median > kcm.Median {
 			verdict = "not met"
 		}
-		fmt.Fprintf(b, "Goal: released no later than kube-controller-manager releases it: %s (median %.2f s against %.2f s).\n\n", verdict, ours.Median, kcm.Median)
+		fmt.Fprintf(b, "Goal: released no later than kube-controller-manager releases it: %s (median %.3f s against %.3f s).\n\n", verdict, ours.Median, kcm.Median)
 	}
 }
 
@@ -126,5 +126,5 @@ func fmtSecondsValue(v float64) string {
 	if math.IsNaN(v) {
 		return "–"
 	}
-	return fmt.Sprintf("%.2f s", v)
+	return fmt.Sprintf("%.3f s", v)
 }

@@ -27,8 +27,8 @@ func TestQuietDeletionGoalComparesMedians(t *testing.T) {
 		kcm, ours []time.Duration
 		want      string
 	}{
-		{"faster", ms(600, 650, 700), ms(100, 120, 900), "Goal: released no later than kube-controller-manager releases it: met (median 0.12 s against 0.65 s)"},
-		{"slower", ms(600, 650, 700), ms(1000, 3000, 2900), "not met (median 2.90 s against 0.65 s)"},
+		{"faster", ms(600, 650, 700), ms(100, 120, 900), "Goal: released no later than kube-controller-manager releases it: met (median 0.120 s against 0.650 s)"},
+		{"slower", ms(600, 650, 700), ms(1000, 3000, 2900), "not met (median 2.900 s against 0.650 s)"},
 	} {
 		md := quietReport(tc.kcm, tc.ours).Markdown()
 		if !strings.Contains(md, tc.want) {
