@@ -33,13 +33,13 @@ func trimForCache(obj any) (any, error) {
 	case *v1.PersistentVolume:
 		trimVolume(o)
 	}
-	return stripManagedFields(obj)
+	return stripUnreadMetadata(obj)
 }
 
-// stripManagedFields drops managedFields and kubectl's last-applied
+// stripUnreadMetadata drops managedFields and kubectl's last-applied
 // configuration before objects enter the caches: nothing here reads them
 // and on claims and volumes they are often the largest part of the object.
-func stripManagedFields(obj any) (any, error) {
+func stripUnreadMetadata(obj any) (any, error) {
 	m, err := meta.Accessor(obj)
 	if err != nil {
 		return obj, nil
@@ -47,11 +47,7 @@ func stripManagedFields(obj any) (any, error) {
 	if m.GetManagedFields() != nil {
 		m.SetManagedFields(nil)
 	}
-	if a := m.GetAnnotations(); a != nil {
-		if _, ok := a[v1.LastAppliedConfigAnnotation]; ok {
-			delete(a, v1.LastAppliedConfigAnnotation)
-		}
-	}
+	delete(m.GetAnnotations(), v1.LastAppliedConfigAnnotation)
 	return obj, nil
 }
 

@@ -15,7 +15,7 @@ func TestStripManagedFields(t *testing.T) {
 		Name:          "data",
 		ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl"}},
 	}}
-	out, err := stripManagedFields(claim)
+	out, err := stripUnreadMetadata(claim)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +25,7 @@ func TestStripManagedFields(t *testing.T) {
 
 	// Tombstones and other non-objects pass through untouched.
 	tombstone := cache.DeletedFinalStateUnknown{Key: "ns/data", Obj: claim}
-	if out, err := stripManagedFields(tombstone); err != nil || out != tombstone {
+	if out, err := stripUnreadMetadata(tombstone); err != nil || out != tombstone {
 		t.Errorf("tombstone changed: %v, %v", out, err)
 	}
 }

@@ -24,6 +24,14 @@ func deletingPV() *v1.PersistentVolume {
 	return pv
 }
 
+// liveVolume puts pv in the API server, as the guard reads it live.
+func (e *env) liveVolume(t *testing.T, pv *v1.PersistentVolume) {
+	t.Helper()
+	if _, err := e.client.CoreV1().PersistentVolumes().Create(context.Background(), pv, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // deleteOnce runs the library's first pass: DeleteVolume through Delete.
 func deleteOnce(t *testing.T, e *env, pv *v1.PersistentVolume) {
 	t.Helper()
@@ -56,9 +64,7 @@ func TestSecondPassIsSkippedWhenTheLibraryFinalizerIsGone(t *testing.T) {
 	live := pv.DeepCopy()
 	live.Finalizers = []string{"kubernetes.io/pv-protection"}
 	e := newEnv(t, envObjects{})
-	if _, err := e.client.CoreV1().PersistentVolumes().Create(context.Background(), live, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	e.liveVolume(t, live)
 	deleteOnce(t, e, pv)
 	if e.prov.ShouldDelete(context.Background(), pv) {
 		t.Fatal("a PV whose finalizer the first pass removed must not be deleted again")
@@ -73,9 +79,7 @@ func TestSecondPassIsSkippedForAPVOfTheSameNameButAnotherUID(t *testing.T) {
 	other := pv.DeepCopy()
 	other.UID = "pv-uid-2"
 	e := newEnv(t, envObjects{})
-	if _, err := e.client.CoreV1().PersistentVolumes().Create(context.Background(), other, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	e.liveVolume(t, other)
 	deleteOnce(t, e, pv)
 	if e.prov.ShouldDelete(context.Background(), pv) {
 		t.Fatal("the PV whose volume was deleted is gone; a new one of the same name is not its business")
@@ -85,9 +89,7 @@ func TestSecondPassIsSkippedForAPVOfTheSameNameButAnotherUID(t *testing.T) {
 func TestFailedFinalizerRemovalIsRetried(t *testing.T) {
 	pv := deletingPV()
 	e := newEnv(t, envObjects{})
-	if _, err := e.client.CoreV1().PersistentVolumes().Create(context.Background(), pv.DeepCopy(), metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	e.liveVolume(t, pv.DeepCopy())
 	deleteOnce(t, e, pv)
 	if !e.prov.ShouldDelete(context.Background(), pv) {
 		t.Fatal("the live PV still has the library's finalizer: the library must run its deletion again")
@@ -145,9 +147,7 @@ func removeLibraryFinalizer(t *testing.T, client kubernetes.Interface, pv *v1.Pe
 func TestSecondPassIsSkippedWithoutAReadOnceTheLibraryRemovedItsFinalizer(t *testing.T) {
 	pv := deletingPV()
 	e := newEnv(t, envObjects{})
-	if _, err := e.client.CoreV1().PersistentVolumes().Create(context.Background(), pv.DeepCopy(), metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	e.liveVolume(t, pv.DeepCopy())
 	deleteOnce(t, e, pv)
 	if err := removeLibraryFinalizer(t, e.prov.LibraryClient(e.client), pv); err != nil {
 		t.Fatal(err)
@@ -163,9 +163,7 @@ func TestSecondPassIsSkippedWithoutAReadOnceTheLibraryRemovedItsFinalizer(t *tes
 func TestAFailedLibraryPatchStillLetsTheLiveVolumeDecide(t *testing.T) {
 	pv := deletingPV()
 	e := newEnv(t, envObjects{})
-	if _, err := e.client.CoreV1().PersistentVolumes().Create(context.Background(), pv.DeepCopy(), metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	e.liveVolume(t, pv.DeepCopy())
 	e.client.PrependReactor("patch", "persistentvolumes", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, errors.New("connection refused")
 	})
@@ -184,9 +182,7 @@ func TestAFailedLibraryPatchStillLetsTheLiveVolumeDecide(t *testing.T) {
 func TestALibraryPatchOfAVolumeNotDeletedHereIsNotRecorded(t *testing.T) {
 	pv := deletingPV()
 	e := newEnv(t, envObjects{})
-	if _, err := e.client.CoreV1().PersistentVolumes().Create(context.Background(), pv.DeepCopy(), metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	e.liveVolume(t, pv.DeepCopy())
 	if err := removeLibraryFinalizer(t, e.prov.LibraryClient(e.client), pv); err != nil {
 		t.Fatal(err)
 	}

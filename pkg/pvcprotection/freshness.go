@@ -256,27 +256,15 @@ func (f *checker) run(ctx context.Context, namespace string, started moment) (*c
 		logger.V(4).Info("Pod cache does not report its resourceVersion, listing pods", "namespace", namespace, "cacheVersion", have)
 		return f.listInstead(ctx, namespace, res)
 	}
-	target := ""
-	if n, ok := f.podCount(namespace); ok && n <= smallNamespacePods {
-		// One bounded live list answers at once; only a namespace that
-		// grew past the bound since the index saw it goes on to the watch,
-		// from the list's consistent resourceVersion.
-		live, complete, err := listSmallNamespace(ctx, f.client, namespace, int64(smallNamespacePods))
-		if err != nil {
-			return nil, err
-		}
-		if complete {
-			f.metrics.FreshnessChecks.WithLabelValues(resultSmallList).Inc()
-			logger.V(5).Info("Listed the pods of a small namespace", "namespace", namespace, "resourceVersion", live.resourceVersion)
-			res.live = live
-			return res, nil
-		}
-		target = live.resourceVersion
-	} else {
-		var err error
-		if target, err = consistentPodVersion(ctx, f.client, namespace); err != nil {
-			return nil, err
-		}
+	live, target, err := f.probe(ctx, namespace)
+	if err != nil {
+		return nil, err
+	}
+	if live != nil {
+		f.metrics.FreshnessChecks.WithLabelValues(resultSmallList).Inc()
+		logger.V(5).Info("Listed the pods of a small namespace", "namespace", namespace, "resourceVersion", live.resourceVersion)
+		res.live = live
+		return res, nil
 	}
 	if atLeast(have, target) {
 		f.metrics.FreshnessChecks.WithLabelValues(resultCache).Inc()
@@ -295,6 +283,18 @@ func (f *checker) run(ctx context.Context, namespace string, started moment) (*c
 	logger.V(5).Info("Replayed pod events", "namespace", namespace, "cacheVersion", have, "target", target, "waitFor", last)
 	res.waitFor = last
 	return res, nil
+}
+
+// probe returns either the pods of a small namespace, listed live, or the
+// consistent resourceVersion the index must reach. A namespace that grew
+// past the bound since the index counted it goes on to the watch, from the
+// bounded list's resourceVersion.
+func (f *checker) probe(ctx context.Context, namespace string) (*livePods, string, error) {
+	if n, ok := f.podCount(namespace); ok && n <= smallNamespacePods {
+		return listSmallNamespace(ctx, f.client, namespace, int64(smallNamespacePods))
+	}
+	target, err := consistentPodVersion(ctx, f.client, namespace)
+	return nil, target, err
 }
 
 // podCount is the index's pod count of namespace, if known.

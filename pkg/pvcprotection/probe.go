@@ -141,17 +141,20 @@ func listPods(ctx context.Context, client kubernetes.Interface, namespace string
 }
 
 // listSmallNamespace lists at most limit pods of the namespace, live (a
-// consistent read). complete is false when the namespace holds more; the
-// list's resourceVersion is consistent either way.
-func listSmallNamespace(ctx context.Context, client kubernetes.Interface, namespace string, limit int64) (_ *livePods, complete bool, _ error) {
+// consistent read). A namespace holding more gives no pods, only the list's
+// resourceVersion, which is consistent either way.
+func listSmallNamespace(ctx context.Context, client kubernetes.Interface, namespace string, limit int64) (_ *livePods, resourceVersion string, _ error) {
 	list, err := client.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{Limit: limit})
 	if err != nil {
-		return nil, false, fmt.Errorf("list pods of namespace %s: %w", namespace, err)
+		return nil, "", fmt.Errorf("list pods of namespace %s: %w", namespace, err)
 	}
 	if err := checkResourceVersion(list.ResourceVersion); err != nil {
-		return nil, false, fmt.Errorf("pod list of namespace %s: %w", namespace, err)
+		return nil, "", fmt.Errorf("pod list of namespace %s: %w", namespace, err)
 	}
-	return livePodsOf(list), list.Continue == "", nil
+	if list.Continue != "" {
+		return nil, list.ResourceVersion, nil
+	}
+	return livePodsOf(list), list.ResourceVersion, nil
 }
 
 // livePodsOf indexes a live list by claim, keeping only what the rules read.

@@ -131,7 +131,7 @@ func TestGoBenchmarksMarkdown(t *testing.T) {
 	res := parseGoBench(strings.NewReader(goBenchSample))
 	res.Command, res.Count, res.RawOutput = "go test -run '^$' -bench . -benchmem -count 2 ./pkg/controller", 2, "go-bench.txt"
 	md := res.Markdown()
-	for _, want := range []string{
+	mustContain(t, "markdown", md,
 		"## Go benchmarks (hot paths)\n",
 		"`go test -run '^$' -bench . -benchmem -count 2 ./pkg/controller`",
 		"(output in go-bench.txt)",
@@ -145,11 +145,7 @@ func TestGoBenchmarksMarkdown(t *testing.T) {
 		"| pkg/localvolume/devices | BenchmarkParseLsblk64 | 862 µs (362–1362) | 74216 | 579 |",
 		"| pkg/controller/parameters | BenchmarkParse | 2.67 µs | 1112 | 5 |",
 		"No benchmark result from pkg/finalizer, pkg/features.",
-	} {
-		if !strings.Contains(md, want) {
-			t.Errorf("markdown lacks %q:\n%s", want, md)
-		}
-	}
+	)
 }
 
 func TestFmtTimePerOp(t *testing.T) {
