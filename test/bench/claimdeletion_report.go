@@ -73,6 +73,21 @@ func (r *DeletionReport) Markdown() string {
 	return b.String()
 }
 
+// goals judges the sidecar's controller against kube-controller-manager's:
+// the bulk deletion's time and a quiet namespace's single deletion, each a
+// ratio of the medians over the runs.
+func (r *DeletionReport) goals() []Goal {
+	duration := func(d *DeletionRun) float64 { return d.Duration.Seconds() }
+	ours, kcm := SidecarPVCProtection.Name, KCMPVCProtection.Name
+	goals := []Goal{ratioGoal(fmt.Sprintf("PVC protection, %s unused claims deleted among %s pods: %s ≤ %.1f × %s", thousands(r.Options.Claims), thousands(r.Options.Pods), ours, goalPVCBulkVsKCM, kcm),
+		r.spread(ours, duration), r.spread(kcm, duration), true, goalPVCBulkVsKCM, 2, " s")}
+	if r.Options.QuietDeletions > 0 {
+		goals = append(goals, ratioGoal(fmt.Sprintf("PVC protection, one claim deleted alone in a quiet namespace: %s ≤ %s", ours, kcm),
+			r.quietSpread(ours), r.quietSpread(kcm), true, goalPVCQuietVsKCM, 3, " s"))
+	}
+	return goals
+}
+
 // pctOrZero is a's share of b, written as a percentage; "0%" when a is
 // zero whatever b is.
 func pctOrZero(a, b Spread) string {

@@ -44,3 +44,20 @@ func TestQuietDeletionsOfARunWithProblemsAreLeftOut(t *testing.T) {
 		t.Fatalf("spread %+v, want nothing from a run with problems", s)
 	}
 }
+
+func TestPVCProtectionGoalsJudgeBulkAndQuietAgainstKCM(t *testing.T) {
+	r := quietReport([]time.Duration{10 * time.Millisecond}, []time.Duration{12 * time.Millisecond})
+	r.Runs[0].Duration = 8 * time.Second
+	r.Runs[1].Duration = 3 * time.Second
+	goals := r.goals()
+	if len(goals) != 2 {
+		t.Fatalf("got %d goals, want bulk and quiet: %+v", len(goals), goals)
+	}
+	bulk, quiet := goals[0], goals[1]
+	if !bulk.Met || bulk.Measured != "0.38 (3.00 s vs 8.00 s)" {
+		t.Errorf("bulk goal %+v, want met at 0.38", bulk)
+	}
+	if quiet.Met || quiet.Measured != "1.20 (0.012 s vs 0.010 s)" {
+		t.Errorf("quiet goal %+v, want not met at 1.20", quiet)
+	}
+}

@@ -58,6 +58,14 @@ const (
 	goalPeakRSSVsBaseline = 0.8
 )
 
+// PVC protection against kube-controller-manager's controller: a bulk
+// deletion in half its time at most, and a single claim in a quiet
+// namespace released no later than it releases it.
+const (
+	goalPVCBulkVsKCM  = 0.5
+	goalPVCQuietVsKCM = 1.0
+)
+
 // baselineGoalVariant is our variant that the provisioning goals against
 // the baseline judge.
 var baselineGoalVariant = GateOn.Name

@@ -98,6 +98,7 @@ func (o *Overview) Goals() []Goal {
 		goals = append(goals, Goal{Goal: "zero errors in every memory run", Measured: problemCount(o.Memory.HasProblems()), Met: !o.Memory.HasProblems()})
 	}
 	if o.PVCProtection != nil {
+		goals = append(goals, o.PVCProtection.goals()...)
 		goals = append(goals, Goal{Goal: "zero errors in every PVC protection run", Measured: problemCount(o.PVCProtection.HasProblems()), Met: !o.PVCProtection.HasProblems()})
 	}
 	return goals
