@@ -111,7 +111,7 @@ const (
 	defaultMetricsPath        = "/metrics"
 	defaultWorkerThreads      = 100
 	defaultCloningThreads     = 1
-	defaultProtectionThreads  = 4
+	defaultProtectionThreads  = 16
 	defaultLocalVolumeThreads = 1
 	defaultProtectionScope    = protectionScopeDriver
 	defaultRetryIntervalStart = time.Second

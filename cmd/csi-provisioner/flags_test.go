@@ -81,7 +81,7 @@ var upstreamLoggingDefaults = map[string]string{
 // only tunes a feature that is off unless its gate is turned on, so an
 // upstream command line keeps its meaning.
 var ownDefaults = map[string]string{
-	"protection-threads":           "4",
+	"protection-threads":           "16",
 	"local-volume-cleanup-threads": "1",
 	"protection-scope":             "driver",
 	"kube-api-protection-qps":      "0",
@@ -152,7 +152,7 @@ func TestDefaults(t *testing.T) {
 		metricsPath:                    "/metrics",
 		provisioningThreads:            100,
 		claimProtectionThreads:         1,
-		volumeProtectionThreads:        4,
+		volumeProtectionThreads:        16,
 		localVolumeCleanupThreads:      1,
 		protectionScope:                "driver",
 		retryIntervalStart:             time.Second,
