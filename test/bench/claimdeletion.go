@@ -92,7 +92,7 @@ func DefaultDeletionOptions() DeletionOptions {
 		Runs:           3,
 		Controllers:    []DeletionController{KCMPVCProtection, SidecarPVCProtection},
 		KCMArgs:        o.KCMArgs,
-		SidecarArgs:    append(slices.Clone(o.SidecarArgs), "--protection-threads=4"),
+		SidecarArgs:    slices.Clone(o.SidecarArgs),
 		Creator:        o.Creator,
 		PhaseTimeout:   3 * time.Minute,
 	}
