@@ -41,6 +41,7 @@ type pvSecrets struct {
 	nodePublish       *v1.SecretReference
 	controllerExpand  *v1.SecretReference
 	nodeExpand        *v1.SecretReference
+	controllerModify  *v1.SecretReference
 }
 
 func (p *Provisioner) buildPV(s pvSpec) *v1.PersistentVolume {
@@ -79,6 +80,7 @@ func (p *Provisioner) buildPV(s pvSpec) *v1.PersistentVolume {
 	// Recorded even when empty: deletion then uses exactly what creation
 	// used, whatever happens to the class later.
 	parameters.SetDeletionSecretAnnotations(pv, s.secrets.deletion)
+	parameters.SetControllerModifySecretAnnotations(pv, s.secrets.controllerModify)
 	if s.topology {
 		pv.Spec.NodeAffinity = topology.NodeAffinity(s.volume.AccessibleTopology)
 	}

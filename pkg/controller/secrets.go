@@ -9,7 +9,7 @@ import (
 	"github.com/csi-protect/external-provisioner/pkg/controller/parameters"
 )
 
-// secrets resolves the six secret references of a class for a claim and
+// secrets resolves the secret references of a class for a claim and
 // fetches the provisioner secret that CreateVolume needs.
 func (p *Provisioner) secrets(ctx context.Context, params *parameters.Parsed, pvName string, claim *v1.PersistentVolumeClaim) (pvSecrets, map[string]string, error) {
 	in := parameters.TemplateInput{PVName: pvName, PVC: claim}
@@ -24,6 +24,7 @@ func (p *Provisioner) secrets(ctx context.Context, params *parameters.Parsed, pv
 		{parameters.NodePublish, &s.nodePublish},
 		{parameters.ControllerExpand, &s.controllerExpand},
 		{parameters.NodeExpand, &s.nodeExpand},
+		{parameters.ControllerModify, &s.controllerModify},
 	}
 	for _, r := range refs {
 		ref, err := params.SecretRef(r.kind, in)

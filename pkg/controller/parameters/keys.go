@@ -32,7 +32,7 @@ const (
 // csi.storage.k8s.io/node-stage-secret-name.
 type SecretKind string
 
-// The six secret kinds.
+// The secret kinds.
 const (
 	Provisioner       SecretKind = "provisioner"
 	ControllerPublish SecretKind = "controller-publish"
@@ -40,6 +40,11 @@ const (
 	NodePublish       SecretKind = "node-publish"
 	ControllerExpand  SecretKind = "controller-expand"
 	NodeExpand        SecretKind = "node-expand"
+	// ControllerModify is the secret of ControllerModifyVolume, which the
+	// external-resizer calls with a VolumeAttributesClass change; the PV
+	// carries it in annotations (AnnControllerModifySecretName), having no
+	// field for it.
+	ControllerModify SecretKind = "controller-modify"
 )
 
 // NameKey is the StorageClass key holding the secret name template.
@@ -58,7 +63,7 @@ type secretKeys struct {
 
 // numKinds is the number of real secret kinds; slot numKinds holds the
 // default secret, used by every kind that sets no keys of its own.
-const numKinds = 6
+const numKinds = 7
 
 // secretTable is in the order upstream resolves the kinds, which decides
 // which error is reported first.
@@ -69,6 +74,7 @@ var secretTable = [numKinds + 1]secretKeys{
 	{NodePublish, NodePublish.NameKey(), NodePublish.NamespaceKey(), "csiNodePublishSecretName", "csiNodePublishSecretNamespace"},
 	{ControllerExpand, ControllerExpand.NameKey(), ControllerExpand.NamespaceKey(), "", ""},
 	{NodeExpand, NodeExpand.NameKey(), NodeExpand.NamespaceKey(), "", ""},
+	{ControllerModify, ControllerModify.NameKey(), ControllerModify.NamespaceKey(), "", ""},
 	{"default", Prefix + "secret-name", Prefix + "secret-namespace", "", ""},
 }
 
