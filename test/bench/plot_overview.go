@@ -37,7 +37,7 @@ func (r *DeletionReport) plot(dir string) (Plot, error) {
 	series.name = "time until every claim is gone"
 	for _, c := range r.Options.Controllers {
 		groups = append(groups, c.Name)
-		series.values = append(series.values, r.spread(c.Name, func(d *DeletionRun) float64 { return d.Duration.Seconds() }))
+		series.values = append(series.values, r.spread(c.Name, runSeconds))
 	}
 	p, err := groupedBars("PVC protection: deleting "+thousands(r.Options.Claims)+" unused claims among "+thousands(r.Options.Pods)+" scheduled pods", "seconds", groups, []barSeries{series})
 	if err != nil {

@@ -28,23 +28,6 @@ func SetDeletionSecretAnnotations(pv *v1.PersistentVolume, ref *v1.SecretReferen
 	metav1.SetMetaDataAnnotation(&pv.ObjectMeta, AnnDeletionSecretNamespace, namespace)
 }
 
-// The PV records its ControllerModifyVolume secret here, where the
-// external-resizer reads it.
-const (
-	AnnControllerModifySecretName      = "volume.kubernetes.io/controller-modify-secret-name"
-	AnnControllerModifySecretNamespace = "volume.kubernetes.io/controller-modify-secret-namespace"
-)
-
-// SetControllerModifySecretAnnotations records ref on pv; a nil ref
-// records nothing, as upstream does.
-func SetControllerModifySecretAnnotations(pv *v1.PersistentVolume, ref *v1.SecretReference) {
-	if ref == nil {
-		return
-	}
-	metav1.SetMetaDataAnnotation(&pv.ObjectMeta, AnnControllerModifySecretName, ref.Name)
-	metav1.SetMetaDataAnnotation(&pv.ObjectMeta, AnnControllerModifySecretNamespace, ref.Namespace)
-}
-
 // ClassParametersFunc returns the parameters of the named StorageClass; for a
 // migrated in-tree volume, those of the translated class. An error (not
 // found included) makes deletion go ahead without secret, as upstream does.
