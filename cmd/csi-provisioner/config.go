@@ -10,7 +10,6 @@ import (
 	"k8s.io/component-base/featuregate"
 	logsapi "k8s.io/component-base/logs/api/v1"
 
-	"github.com/csi-protect/external-provisioner/pkg/features"
 )
 
 // config is the parsed command line. Names, defaults and meanings follow
@@ -205,9 +204,6 @@ func (c *config) validate() []error {
 		errs = append(errs, c.validateLeaderElection()...)
 	}
 
-	if err := features.Validate(c.gates); err != nil {
-		errs = append(errs, err)
-	}
 	if err := validateLogging(c); err != nil {
 		errs = append(errs, err)
 	}

@@ -102,6 +102,7 @@ func featuresFrom(gate featuregate.FeatureGate) controller.Features {
 		Topology:                       gate.Enabled(features.Topology),
 		ProvisioningProtection:         gate.Enabled(features.ProvisioningProtection),
 		CrossNamespaceVolumeDataSource: gate.Enabled(features.CrossNamespaceVolumeDataSource),
+		VolumeAttributesClass:          gate.Enabled(features.VolumeAttributesClass),
 	}
 }
 

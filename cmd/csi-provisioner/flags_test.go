@@ -359,7 +359,6 @@ func TestBadValues(t *testing.T) {
 		{[]string{"--protection-threads=0"}, "--protection-threads"},
 		{[]string{"--local-volume-cleanup-threads=0"}, "--local-volume-cleanup-threads"},
 		{[]string{"--protection-scope=cluster"}, "--protection-scope"},
-		{[]string{"--feature-gates=VolumeAttributesClass=true"}, "VolumeAttributesClass"},
 		{[]string{"--bogus"}, "--bogus"},
 		{[]string{"--provisioner=foo"}, "--provisioner"},
 		{[]string{"--connection-timeout=15s"}, "--connection-timeout"},

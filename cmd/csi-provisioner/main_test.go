@@ -19,7 +19,7 @@ func TestRealMainBadFlag(t *testing.T) {
 		want string
 	}{
 		{[]string{"--bogus"}, "csi-provisioner: flag provided but not defined: --bogus\n"},
-		{[]string{"--feature-gates=VolumeAttributesClass=true"}, "csi-provisioner: feature gate VolumeAttributesClass is not supported by this release\n"},
+		{[]string{"--feature-gates=VolumeAttributesClass=maybe"}, "csi-provisioner: invalid value \"VolumeAttributesClass=maybe\" for flag --feature-gates: invalid value of VolumeAttributesClass=maybe, err: strconv.ParseBool: parsing \"maybe\": invalid syntax\n"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := realMain(append([]string{"/csi-provisioner"}, tc.args...), &stdout, &stderr)

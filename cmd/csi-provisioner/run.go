@@ -28,6 +28,14 @@ func run(ctx context.Context, cfg *config) error {
 		return err
 	}
 
+	disabled, err := features.DisableUnservedVolumeAttributesClass(cfg.gates, clients.core.Discovery())
+	if err != nil {
+		return err
+	}
+	if disabled {
+		logger.Info("Disabling VolumeAttributesClass feature gate because the VolumeAttributesClass v1 API is not available")
+	}
+
 	runMetrics := newRunMetrics()
 	metricsManager := newMetricsManager(runMetrics)
 	conn, err := csiconn.Connect(ctx, cfg.csiAddress, metricsManager)

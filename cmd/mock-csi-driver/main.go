@@ -30,6 +30,7 @@ func main() {
 	flag.DurationVar(&cfg.Faults.DeleteDelay, "delete-delay", 0, "delay before each DeleteVolume")
 	flag.DurationVar(&cfg.Faults.SnapshotDelay, "snapshot-delay", 0, "delay before each CreateSnapshot")
 	snapshots := flag.Bool("snapshots", true, "advertise CREATE_DELETE_SNAPSHOT and LIST_SNAPSHOTS and serve snapshots and restores from them")
+	modifyVolume := flag.Bool("modify-volume", true, "advertise MODIFY_VOLUME: take mutable parameters in CreateVolume and ControllerModifyVolume")
 	flag.Float64Var(&cfg.Faults.FailureRate, "failure-rate", 0, "probability (0..1) that CreateVolume, DeleteVolume, CreateSnapshot or DeleteSnapshot fails with --failure-code")
 	flag.Func("failure-code", "gRPC code of injected failures, e.g. Unavailable, ResourceExhausted, Internal (default Unavailable)", func(name string) error {
 		code, err := mockdriver.ParseCode(name)
@@ -39,6 +40,7 @@ func main() {
 	flag.IntVar(&cfg.Faults.ExitAfterCalls, "exit-after-calls", 0, "exit with status 2, without replying, after performing the Nth CreateVolume/DeleteVolume/CreateSnapshot/DeleteSnapshot call (0: never)")
 	flag.Parse()
 	cfg.DisableSnapshots = !*snapshots
+	cfg.DisableModifyVolume = !*modifyVolume
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "mock-csi-driver: unexpected arguments %q\n", flag.Args())
 		os.Exit(2)

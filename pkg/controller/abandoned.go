@@ -8,6 +8,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 
@@ -144,8 +145,11 @@ func (p *Provisioner) abandonedRequest(ctx context.Context, claim *v1.Persistent
 	}
 	req, _, err := p.prepare(ctx, controller.ProvisionOptions{StorageClass: class, PVC: claim, SelectedNode: node})
 	handle := claim.Annotations[provisioning.AnnRestoredSnapshotHandle]
-	if err == nil || handle == "" {
-		return req, err
+	if err == nil {
+		return req, p.replayMutableParameters(ctx, claim, req)
+	}
+	if handle == "" {
+		return nil, err
 	}
 	// The snapshot or its content is gone: the handle recorded before the
 	// first call rebuilds the same request.
@@ -159,7 +163,22 @@ func (p *Provisioner) abandonedRequest(ctx context.Context, claim *v1.Persistent
 	req.VolumeContentSource = &csi.VolumeContentSource{Type: &csi.VolumeContentSource_Snapshot{
 		Snapshot: &csi.VolumeContentSource_SnapshotSource{SnapshotId: handle},
 	}}
-	return req, nil
+	return req, p.replayMutableParameters(ctx, claim, req)
+}
+
+// replayMutableParameters adds the claim's VolumeAttributesClass parameters
+// to a replayed request. A class's parameters are immutable, so only a
+// deleted class can make them differ; the replay then goes without, as a
+// driver finds its volume by name.
+func (p *Provisioner) replayMutableParameters(ctx context.Context, claim *v1.PersistentVolumeClaim, req *csi.CreateVolumeRequest) error {
+	className := p.attributesClassName(claim)
+	params, err := p.mutableParameters(ctx, className)
+	if apierrors.IsNotFound(err) {
+		klog.FromContext(ctx).V(2).Info("Replaying without the deleted VolumeAttributesClass", "volumeAttributesClass", className)
+		return nil
+	}
+	req.MutableParameters = params
+	return err
 }
 
 // restoredHandle is the snapshot handle a request restores, "" for others.

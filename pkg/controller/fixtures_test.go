@@ -103,6 +103,9 @@ type envObjects struct {
 	csiNodes    []*storagev1.CSINode
 	attachments []*storagev1.VolumeAttachment
 	secrets     []*v1.Secret
+	// attributesClasses are served by the API client only, as the
+	// provisioner reads them live.
+	attributesClasses []*storagev1.VolumeAttributesClass
 	// snapshots and contents are served by the snapshot client; grants by
 	// the ReferenceGrant lister.
 	snapshots []*snapv1.VolumeSnapshot
@@ -142,6 +145,9 @@ func newEnv(t testing.TB, objs envObjects, mutate ...func(*Options)) *env {
 		add(vas, o)
 	}
 	for _, o := range objs.secrets {
+		all = append(all, o)
+	}
+	for _, o := range objs.attributesClasses {
 		all = append(all, o)
 	}
 	var snapObjects []runtime.Object

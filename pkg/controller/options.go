@@ -24,6 +24,10 @@ type Features struct {
 	// CrossNamespaceVolumeDataSource lets a claim's dataSourceRef name a
 	// source in another namespace that a ReferenceGrant there allows.
 	CrossNamespaceVolumeDataSource bool
+	// VolumeAttributesClass provisions a claim naming a
+	// VolumeAttributesClass with the class's parameters as CreateVolume's
+	// mutable parameters, for drivers with MODIFY_VOLUME.
+	VolumeAttributesClass bool
 }
 
 // Options configure a CSI provisioner. Every dependency is injected so tests

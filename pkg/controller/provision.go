@@ -53,8 +53,15 @@ func (p *Provisioner) Provision(ctx context.Context, o controller.ProvisionOptio
 		// Topology comes from the local driver alone, not from the Node.
 		o.SelectedNode = p.node.node
 	}
+	attributesClass := p.attributesClassName(claim)
+	if err := p.checkModifyVolume(attributesClass); err != nil {
+		return nil, controller.ProvisioningFinished, err
+	}
 	req, prep, err := p.prepare(ctx, o)
 	if err != nil {
+		return nil, prepareState(err), err
+	}
+	if req.MutableParameters, err = p.mutableParameters(ctx, attributesClass); err != nil {
 		return nil, prepareState(err), err
 	}
 	// Checked here, not in prepare: a replay of an earlier call must
@@ -128,6 +135,7 @@ func (p *Provisioner) Provision(ctx context.Context, o controller.ProvisionOptio
 		volume:       volume,
 		secrets:      prep.secrets,
 		topology:     prep.topology,
+		attributes:   attributesClass,
 	})
 	logger.V(2).Info("Volume created", "volume", req.Name, "handle", volume.VolumeId, "capacityBytes", capacity)
 	return pv, controller.ProvisioningFinished, nil
@@ -252,7 +260,9 @@ func (p *Provisioner) prepare(ctx context.Context, o controller.ProvisionOptions
 // earlier timed-out call, so the previous state stays.
 func prepareState(err error) controller.ProvisioningState {
 	var ignored *controller.IgnoredError
-	if errors.As(err, &ignored) || errors.Is(err, parameters.ErrUnknownKey) || errors.Is(err, parameters.ErrFSTypeConflict) {
+	var otherDriver errOtherDriversClass
+	if errors.As(err, &ignored) || errors.As(err, &otherDriver) ||
+		errors.Is(err, parameters.ErrUnknownKey) || errors.Is(err, parameters.ErrFSTypeConflict) {
 		return controller.ProvisioningFinished
 	}
 	return controller.ProvisioningNoChange

@@ -30,6 +30,8 @@ type pvSpec struct {
 	volume       *csi.Volume
 	secrets      pvSecrets
 	topology     bool
+	// attributes is the claim's VolumeAttributesClass, "" for none.
+	attributes string
 }
 
 // pvSecrets are the references the PV carries for later CSI calls, and the
@@ -76,6 +78,10 @@ func (p *Provisioner) buildPV(s pvSpec) *v1.PersistentVolume {
 			VolumeMode:                    &volumeMode,
 			PersistentVolumeSource:        v1.PersistentVolumeSource{CSI: source},
 		},
+	}
+	if s.attributes != "" {
+		// The PV binder binds a claim only to a PV of the same class.
+		pv.Spec.VolumeAttributesClassName = &s.attributes
 	}
 	// Recorded even when empty: deletion then uses exactly what creation
 	// used, whatever happens to the class later.

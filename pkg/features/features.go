@@ -6,7 +6,6 @@ package features
 
 import (
 	"fmt"
-	"strings"
 
 	"k8s.io/component-base/featuregate"
 	logsapi "k8s.io/component-base/logs/api/v1"
@@ -64,21 +63,15 @@ var specs = map[featuregate.Feature]featuregate.FeatureSpec{
 	// Kept so that v5 command lines naming it still start.
 	HonorPVReclaimPolicy:           {Default: true, PreRelease: featuregate.Beta},
 	CrossNamespaceVolumeDataSource: {Default: false, PreRelease: featuregate.Alpha},
-	VolumeAttributesClass:          {Default: false, PreRelease: featuregate.Beta},
-	ReleaseLeaderElectionOnExit:    {Default: false, PreRelease: featuregate.Alpha},
+	// Upstream v6: GA and on; turned off at start-up where the API server
+	// does not serve storage.k8s.io/v1 VolumeAttributesClasses.
+	VolumeAttributesClass:       {Default: true, PreRelease: featuregate.GA},
+	ReleaseLeaderElectionOnExit: {Default: false, PreRelease: featuregate.Alpha},
 
 	ProvisioningProtection: {Default: true, PreRelease: featuregate.Beta},
 	PVProtection:           {Default: false, PreRelease: featuregate.Alpha},
 	PVCProtection:          {Default: false, PreRelease: featuregate.Alpha},
 	LocalVolumeCleanup:     {Default: false, PreRelease: featuregate.Alpha},
-}
-
-// NotBuilt lists the gates whose features this release does not implement
-// yet. They are registered, so that a command line naming them is recognised,
-// but Validate refuses to let them be on. Remove an entry when its feature
-// lands.
-var NotBuilt = []featuregate.Feature{
-	VolumeAttributesClass,
 }
 
 // New returns a fresh gate with every known feature at its default, and
@@ -96,23 +89,4 @@ func New() featuregate.MutableVersionedFeatureGate {
 		panic(fmt.Sprintf("registering logging feature gates: %v", err))
 	}
 	return gate
-}
-
-// Validate refuses gates that are on but whose feature is not built.
-// The error is a single line naming every such gate.
-func Validate(gate featuregate.FeatureGate) error {
-	var on []string
-	for _, f := range NotBuilt {
-		if gate.Enabled(f) {
-			on = append(on, string(f))
-		}
-	}
-	switch len(on) {
-	case 0:
-		return nil
-	case 1:
-		return fmt.Errorf("feature gate %s is not supported by this release", on[0])
-	default:
-		return fmt.Errorf("feature gates %s are not supported by this release", strings.Join(on, ", "))
-	}
 }

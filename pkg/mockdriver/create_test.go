@@ -78,7 +78,6 @@ func TestCreateVolumeValidation(t *testing.T) {
 		"required over limit": func(r *csi.CreateVolumeRequest) {
 			r.CapacityRange = &csi.CapacityRange{RequiredBytes: 2 * gib, LimitBytes: gib}
 		},
-		"mutable parameters": func(r *csi.CreateVolumeRequest) { r.MutableParameters = map[string]string{"iops": "100"} },
 		"mixed access types": func(r *csi.CreateVolumeRequest) {
 			r.VolumeCapabilities = append(r.VolumeCapabilities, blockCap(csi.VolumeCapability_AccessMode_SINGLE_NODE_WRITER))
 		},

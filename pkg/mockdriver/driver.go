@@ -66,6 +66,9 @@ type Config struct {
 	// DisableSnapshots hides CREATE_DELETE_SNAPSHOT and LIST_SNAPSHOTS and
 	// refuses the snapshot calls, like a driver without snapshots.
 	DisableSnapshots bool
+	// DisableModifyVolume hides MODIFY_VOLUME and refuses mutable
+	// parameters, like a driver that cannot change a volume's attributes.
+	DisableModifyVolume bool
 	// Faults injects delays, errors and crashes into CreateVolume,
 	// DeleteVolume, CreateSnapshot and DeleteSnapshot.
 	Faults Faults
@@ -81,6 +84,7 @@ type Driver struct {
 	pools         map[string]int64
 	maxVolumeSize int64
 	snapshots     bool
+	modifyVolume  bool
 	faults        Faults
 
 	// mu guards state and serialises state-file writes, so the file always
@@ -148,6 +152,7 @@ func New(cfg Config) (*Driver, error) {
 		maxVolumeSize: cfg.MaxVolumeSize,
 		faults:        faults,
 		snapshots:     !cfg.DisableSnapshots,
+		modifyVolume:  !cfg.DisableModifyVolume,
 		state:         newState(),
 		stateFile:     cfg.StateFile,
 		calls:         map[string]int{},

@@ -51,6 +51,7 @@ func TestSanity(t *testing.T) {
 	cfg.StagingPath = filepath.Join(dir, "staging")
 	cfg.SecretsFile = secretsFile
 	cfg.TestVolumeParameters = map[string]string{"type": "sanity"}
+	cfg.TestVolumeMutableParameters = map[string]string{"iops": "3000"}
 	cfg.TestSnapshotParameters = map[string]string{"class": "sanity"}
 
 	var passed, failed, skipped, pending int

@@ -42,6 +42,9 @@ type Volume struct {
 	ID            string            `json:"id"`
 	CapacityBytes int64             `json:"capacityBytes"`
 	Parameters    map[string]string `json:"parameters,omitempty"`
+	// MutableParameters are CreateVolume's mutable_parameters, replaced by
+	// each ControllerModifyVolume.
+	MutableParameters map[string]string `json:"mutableParameters,omitempty"`
 	// SourceVolumeID is set when the volume was cloned from another one,
 	// SourceSnapshotID when it was restored from a snapshot.
 	SourceVolumeID   string `json:"sourceVolumeID,omitempty"`
@@ -66,6 +69,7 @@ type Volume struct {
 
 func (v Volume) clone() Volume {
 	v.Parameters = maps.Clone(v.Parameters)
+	v.MutableParameters = maps.Clone(v.MutableParameters)
 	v.SecretKeys = slices.Clone(v.SecretKeys)
 	v.AccessModes = slices.Clone(v.AccessModes)
 	if v.AccessibleTopology != nil {

@@ -5,11 +5,9 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -37,9 +35,7 @@ const commandLineNode = "node-1"
 
 // Every collected upstream and driver command line, with only the pod-local
 // values above replaced, starts the sidecar against the real control plane
-// and the mock driver, which then provisions a claim; a command line that
-// turns on a capability this release does not build yet makes the sidecar
-// exit at once, naming it. The driver has topology and capacity, like the
+// and the mock driver, which then provisions a claim. The driver has topology and capacity, like the
 // drivers of command lines with --node-deployment and --enable-capacity:
 // such a line gets the Pod its POD_NAME names, owned as deep as its
 // --capacity-ownerref-level walks, and publishes the capacity of a
@@ -67,27 +63,6 @@ func TestCollectedCommandLinesStartTheSidecar(t *testing.T) {
 			t.Logf("source: %s", line.Source)
 			args := onTheStack(line.ExpandedArgs())
 			opts := framework.SidecarOptions{AsAdmin: true, ExtraArgs: args, Env: envList(line.Env)}
-
-			if needs := line.Needed(); len(needs) > 0 {
-				p, err := s.StartSidecarExpectingExit(ctx, opts)
-				if err != nil {
-					t.Fatal(err)
-				}
-				// Refusing is the first thing flag validation does; a minute
-				// is generous for a process that is still running.
-				waitCtx, cancel := context.WithTimeout(ctx, time.Minute)
-				defer cancel()
-				exitErr := p.Wait(waitCtx)
-				if waitCtx.Err() != nil {
-					_ = p.Kill()
-					t.Fatalf("the sidecar kept running with %s on", line.Needs)
-				}
-				log, _ := os.ReadFile(p.LogFile())
-				if exitErr == nil || !strings.Contains(string(log), "is not supported by this release") {
-					t.Errorf("needs %s: want a non-zero exit that names it, got %v and log:\n%s", line.Needs, exitErr, log)
-				}
-				return
-			}
 
 			leaseNamespace := flagValue(args, "leader-election-namespace", "default")
 			createNamespace(ctx, t, s, leaseNamespace)

@@ -15,23 +15,11 @@ import (
 
 // CommandLine is one collected entry.
 type CommandLine struct {
-	Name   string `json:"name"`
-	Source string `json:"source"`
-	Image  string `json:"provisioner-image"`
-	// Needs lists, comma-separated, what the command line turns on that
-	// this release does not build yet: capacity, node-deployment,
-	// volume-attributes-class.
-	Needs string            `json:"needs"`
-	Env   map[string]string `json:"env"`
-	Args  []string          `json:"args"`
-}
-
-// Needed returns Needs as a list.
-func (c CommandLine) Needed() []string {
-	if c.Needs == "" {
-		return nil
-	}
-	return strings.Split(c.Needs, ",")
+	Name   string            `json:"name"`
+	Source string            `json:"source"`
+	Image  string            `json:"provisioner-image"`
+	Env    map[string]string `json:"env"`
+	Args   []string          `json:"args"`
 }
 
 // Load reads and checks the file at path.
