@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/component-base/featuregate"
 	logsapi "k8s.io/component-base/logs/api/v1"
-
 )
 
 // config is the parsed command line. Names, defaults and meanings follow
