@@ -70,6 +70,8 @@ type controllersOptions struct {
 	Registry   k8smetrics.KubeRegistry
 	// Local is this sidecar's node with --node-deployment, else nil.
 	Local *localNode
+	// MigratedFrom is the in-tree plugin the driver replaces, "" for none.
+	MigratedFrom string
 }
 
 // controllers are the provisioning and claim protection controllers and
@@ -104,6 +106,13 @@ func featuresFrom(gate featuregate.FeatureGate) controller.Features {
 		CrossNamespaceVolumeDataSource: gate.Enabled(features.CrossNamespaceVolumeDataSource),
 		VolumeAttributesClass:          gate.Enabled(features.VolumeAttributesClass),
 	}
+}
+
+func additionalProvisionerNames(migratedFrom string) []string {
+	if migratedFrom == "" {
+		return nil
+	}
+	return []string{migratedFrom}
 }
 
 // newIdentity names this instance uniquely, in upstream's format, for the
@@ -171,6 +180,7 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 
 	provisioner, err := controller.New(controller.Options{
 		DriverName:                  o.Driver.Name,
+		MigratedFrom:                o.MigratedFrom,
 		Identity:                    o.Identity,
 		Client:                      o.Client,
 		ProtectionClient:            o.ProtectionClient,
@@ -246,6 +256,8 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 		libcontroller.NodesLister(nodes),
 		libcontroller.AddFinalizer(cfg.gates.Enabled(features.HonorPVReclaimPolicy)),
 		libcontroller.MetricsInstance(o.Metrics),
+		// The in-tree plugin's classes, claims and PVs are this driver's too.
+		libcontroller.AdditionalProvisionerNames(additionalProvisionerNames(o.MigratedFrom)),
 	)
 
 	claimProtection, err := claimprotection.New(claimprotection.Options{

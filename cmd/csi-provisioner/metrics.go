@@ -66,12 +66,20 @@ func newRunMetrics() *runMetrics {
 // queue, leader election, Go runtime and process metrics (client-go takes
 // their providers once per process), so one endpoint exposes what upstream
 // exposes.
-func newMetricsManager(run *runMetrics) metrics.CSIMetricsManager {
-	m := metrics.NewCSIMetricsManagerWithOptions("", // driver name is set once known
+//
+// For a driver that replaces an in-tree plugin (migrated), the CSI call
+// metrics get upstream's "migrated" label, "true" for the CreateVolume and
+// DeleteVolume calls of in-tree classes and PVs.
+func newMetricsManager(run *runMetrics, migrated bool) metrics.CSIMetricsManager {
+	opts := []metrics.MetricsManagerOption{
 		// The legacy registry already has process_start_time_seconds;
 		// registering it twice would break scraping.
 		metrics.WithProcessStartTime(false),
 		metrics.WithSubsystem(metrics.SubsystemSidecar),
-	)
+	}
+	if migrated {
+		opts = append(opts, metrics.WithMigration())
+	}
+	m := metrics.NewCSIMetricsManagerWithOptions("", opts...) // driver name is set once known
 	return m.WithAdditionalRegistry(legacyregistry.DefaultGatherer).WithAdditionalRegistry(run.registry)
 }

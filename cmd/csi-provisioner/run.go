@@ -8,7 +8,6 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/csi-protect/external-provisioner/internal/cmdutil"
-	"github.com/csi-protect/external-provisioner/pkg/csiconn"
 	"github.com/csi-protect/external-provisioner/pkg/features"
 )
 
@@ -37,21 +36,11 @@ func run(ctx context.Context, cfg *config) error {
 	}
 
 	runMetrics := newRunMetrics()
-	metricsManager := newMetricsManager(runMetrics)
-	conn, err := csiconn.Connect(ctx, cfg.csiAddress, metricsManager)
+	metricsManager, conn, driver, migratedFrom, err := connectDriver(ctx, cfg, runMetrics)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-
-	driver, err := csiconn.Discover(ctx, conn, cfg.timeout)
-	if err != nil {
-		return err
-	}
-	if err := driver.Validate(); err != nil {
-		return err
-	}
-	metricsManager.SetDriverName(driver.Name)
 	logger = logger.WithValues("driver", driver.Name)
 	ctx = klog.NewContext(ctx, logger)
 	identity := newIdentity(driver.Name)
@@ -80,6 +69,7 @@ func run(ctx context.Context, cfg *config) error {
 		DynamicClient:    clients.dynamic,
 		Conn:             conn,
 		Driver:           driver,
+		MigratedFrom:     migratedFrom,
 		Identity:         identity,
 		EventRecorder:    recorder,
 		Metrics:          runMetrics.lib,

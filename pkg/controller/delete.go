@@ -24,7 +24,14 @@ const ReasonDeletionSecretMissing = "DeletionSecretMissing"
 // while the volume is still attached to a node: deleting it then would pull
 // storage from under a running workload.
 func (p *Provisioner) Delete(ctx context.Context, pv *v1.PersistentVolume) error {
-	if pv == nil || pv.Spec.CSI == nil {
+	if pv == nil {
+		return &controller.IgnoredError{Reason: "no volume"}
+	}
+	pv, migrated, err := p.csiVolume(ctx, pv)
+	if err != nil {
+		return err
+	}
+	if pv.Spec.CSI == nil {
 		return &controller.IgnoredError{Reason: "not a CSI volume"}
 	}
 	if pv.Spec.CSI.Driver != p.opts.DriverName {
@@ -48,7 +55,7 @@ func (p *Provisioner) Delete(ctx context.Context, pv *v1.PersistentVolume) error
 		return fmt.Errorf("persistentvolume %s is still attached to node %s", pv.Name, node)
 	}
 
-	ref, err := parameters.DeletionSecretRef(ctx, pv, p.classParameters)
+	ref, err := parameters.DeletionSecretRef(ctx, pv, p.classParameters(ctx, migrated))
 	if err != nil {
 		return fmt.Errorf("deletion secret of persistentvolume %s: %w", pv.Name, err)
 	}
@@ -66,7 +73,7 @@ func (p *Provisioner) Delete(ctx context.Context, pv *v1.PersistentVolume) error
 		return fmt.Errorf("deletion secret of persistentvolume %s: %w", pv.Name, err)
 	}
 
-	callCtx, cancel := context.WithTimeout(ctx, p.opts.Timeout)
+	callCtx, cancel := context.WithTimeout(withMigrated(ctx, migrated), p.opts.Timeout)
 	defer cancel()
 	_, err = p.opts.CSIClient.DeleteVolume(callCtx, &csi.DeleteVolumeRequest{
 		VolumeId: pv.Spec.CSI.VolumeHandle,
@@ -98,13 +105,21 @@ func (p *Provisioner) attachedTo(pvName string) (string, error) {
 }
 
 // classParameters reads a class's parameters for the deletion-secret fallback
-// of PVs created without the deletion-secret annotations.
-func (p *Provisioner) classParameters(name string) (map[string]string, error) {
-	class, err := p.opts.ClassLister.Get(name)
-	if err != nil {
-		return nil, err
+// of PVs created without the deletion-secret annotations; those of an
+// in-tree PV come from its class translated, as at provisioning.
+func (p *Provisioner) classParameters(ctx context.Context, migrated bool) parameters.ClassParametersFunc {
+	return func(name string) (map[string]string, error) {
+		class, err := p.opts.ClassLister.Get(name)
+		if err != nil {
+			return nil, err
+		}
+		if migrated {
+			if class, _, err = p.csiClass(ctx, class); err != nil {
+				return nil, err
+			}
+		}
+		return class.Parameters, nil
 	}
-	return class.Parameters, nil
 }
 
 func isNotFound(err error) bool {

@@ -36,6 +36,10 @@ type Options struct {
 	// DriverName is the CSI driver name from GetPluginInfo; it is also the
 	// provisioner name matched against StorageClass.provisioner.
 	DriverName string
+	// MigratedFrom is the in-tree plugin the driver replaces (CSI
+	// migration, see InTreePluginOf), "" for none: its StorageClasses are
+	// provisioned and its PVs deleted through the driver, translated.
+	MigratedFrom string
 	// Identity is the unique identity of this provisioner instance, written
 	// into the provisioner-identity annotation of PVs it creates.
 	Identity string

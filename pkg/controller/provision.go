@@ -30,8 +30,16 @@ func (p *Provisioner) Provision(ctx context.Context, o controller.ProvisionOptio
 	logger := klog.LoggerWithValues(klog.FromContext(ctx), "PVC", klog.KObj(claim), "StorageClass", class.Name)
 	ctx = klog.NewContext(ctx, logger)
 
-	if class.Provisioner != p.opts.DriverName {
+	if !p.knownProvisioner(class.Provisioner) {
 		return nil, controller.ProvisioningFinished, &controller.IgnoredError{Reason: fmt.Sprintf("StorageClass %s names provisioner %q", class.Name, class.Provisioner)}
+	}
+	if class.Provisioner == p.opts.MigratedFrom && !p.forThisDriver(claim) {
+		// The PV controller hands an in-tree class's claim to the CSI
+		// driver only when migration is on for it; as upstream, a claim
+		// it did not hand over is left alone.
+		return nil, controller.ProvisioningFinished, &controller.IgnoredError{Reason: fmt.Sprintf(
+			"PVC annotated with external-provisioner name %s does not match provisioner driver name %s. This could mean the PVC is not migrated",
+			storageProvisioner(claim), p.opts.DriverName)}
 	}
 	protect := p.opts.Features.ProvisioningProtection
 	if protect && claim.DeletionTimestamp != nil {
@@ -102,7 +110,7 @@ func (p *Provisioner) Provision(ctx context.Context, o controller.ProvisionOptio
 	}
 
 	logger.V(4).Info("Calling CreateVolume", "volume", req.Name, "requiredBytes", req.CapacityRange.GetRequiredBytes())
-	callCtx, cancel := context.WithTimeout(ctx, p.opts.Timeout)
+	callCtx, cancel := context.WithTimeout(withMigrated(ctx, prep.migrated), p.opts.Timeout)
 	resp, err := p.opts.CSIClient.CreateVolume(callCtx, req)
 	cancel()
 	if err != nil {
@@ -137,7 +145,16 @@ func (p *Provisioner) Provision(ctx context.Context, o controller.ProvisionOptio
 		topology:     prep.topology,
 		attributes:   attributesClass,
 	})
-	logger.V(2).Info("Volume created", "volume", req.Name, "handle", volume.VolumeId, "capacityBytes", capacity)
+	if prep.migrated {
+		inTree, err := inTreeVolume(pv)
+		if err != nil {
+			state, err := p.undoCreate(withMigrated(ctx, true), req, volume, err)
+			outcome = outcomeOf(state)
+			return nil, state, err
+		}
+		pv = inTree
+	}
+	logger.V(2).Info("Volume created", "volume", req.Name, "handle", volume.VolumeId, "capacityBytes", capacity, "migrated", prep.migrated)
 	return pv, controller.ProvisioningFinished, nil
 }
 
@@ -186,10 +203,17 @@ type prepared struct {
 	secrets  pvSecrets
 	topology bool
 	sources  sources
+	// migrated: the class is the in-tree plugin's, translated.
+	migrated bool
 }
 
 func (p *Provisioner) prepare(ctx context.Context, o controller.ProvisionOptions) (*csi.CreateVolumeRequest, *prepared, error) {
-	claim, class := o.PVC, o.StorageClass
+	claim := o.PVC
+	// Everything below reads the class as the driver does.
+	class, migrated, err := p.csiClass(ctx, o.StorageClass)
+	if err != nil {
+		return nil, nil, err
+	}
 	if claim.Spec.Selector != nil {
 		return nil, nil, errors.New("claims with a label selector cannot be provisioned dynamically")
 	}
@@ -213,7 +237,7 @@ func (p *Provisioner) prepare(ctx context.Context, o controller.ProvisionOptions
 		return nil, nil, fmt.Errorf("claim requests a negative size %s", requested.String())
 	}
 
-	prep := &prepared{fsType: params.FSType}
+	prep := &prepared{fsType: params.FSType, migrated: migrated}
 	if prep.fsType == "" {
 		prep.fsType = p.opts.DefaultFSType
 	}
@@ -261,7 +285,8 @@ func (p *Provisioner) prepare(ctx context.Context, o controller.ProvisionOptions
 func prepareState(err error) controller.ProvisioningState {
 	var ignored *controller.IgnoredError
 	var otherDriver errOtherDriversClass
-	if errors.As(err, &ignored) || errors.As(err, &otherDriver) ||
+	var translation errTranslation
+	if errors.As(err, &ignored) || errors.As(err, &otherDriver) || errors.As(err, &translation) ||
 		errors.Is(err, parameters.ErrUnknownKey) || errors.Is(err, parameters.ErrFSTypeConflict) {
 		return controller.ProvisioningFinished
 	}

@@ -124,9 +124,13 @@ const (
 // forThisDriver tells whether the PV controller handed claim to this
 // driver.
 func (p *Provisioner) forThisDriver(claim *v1.PersistentVolumeClaim) bool {
-	provisioner, ok := claim.Annotations[annStorageProvisioner]
-	if !ok {
-		provisioner = claim.Annotations[annBetaStorageProvisioner]
+	return storageProvisioner(claim) == p.opts.DriverName || claim.Annotations[annMigratedTo] == p.opts.DriverName
+}
+
+// storageProvisioner is the provisioner the PV controller named for claim.
+func storageProvisioner(claim *v1.PersistentVolumeClaim) string {
+	if provisioner, ok := claim.Annotations[annStorageProvisioner]; ok {
+		return provisioner
 	}
-	return provisioner == p.opts.DriverName || claim.Annotations[annMigratedTo] == p.opts.DriverName
+	return claim.Annotations[annBetaStorageProvisioner]
 }
