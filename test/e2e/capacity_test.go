@@ -299,9 +299,9 @@ func TestCapacityPollSeesChangesTheSidecarDidNotMake(t *testing.T) {
 	t.Logf("the poll (every %s) showed the change after %s", capacityPollShort, time.Since(start).Round(100*time.Millisecond))
 }
 
-// createVolumeBehindTheSidecar asks the driver directly for a volume in a
-// node's segment.
-func createVolumeBehindTheSidecar(ctx context.Context, t *testing.T, socket, name, node string, bytes int64) {
+// createVolumeBehindTheSidecar asks the driver directly for a volume, in a
+// node's segment unless node is "".
+func createVolumeBehindTheSidecar(ctx context.Context, t *testing.T, socket, name, node string, bytes int64) *csi.Volume {
 	t.Helper()
 	conn, err := grpc.NewClient("unix://"+socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
@@ -310,20 +310,24 @@ func createVolumeBehindTheSidecar(ctx context.Context, t *testing.T, socket, nam
 	defer conn.Close()
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	_, err = csi.NewControllerClient(conn).CreateVolume(ctx, &csi.CreateVolumeRequest{
+	req := &csi.CreateVolumeRequest{
 		Name:          name,
 		CapacityRange: &csi.CapacityRange{RequiredBytes: bytes},
 		VolumeCapabilities: []*csi.VolumeCapability{{
 			AccessType: &csi.VolumeCapability_Mount{Mount: &csi.VolumeCapability_MountVolume{}},
 			AccessMode: &csi.VolumeCapability_AccessMode{Mode: csi.VolumeCapability_AccessMode_SINGLE_NODE_WRITER},
 		}},
-		AccessibilityRequirements: &csi.TopologyRequirement{
-			Requisite: []*csi.Topology{{Segments: map[string]string{mockdriver.TopologyKey: node}}},
-		},
-	})
-	if err != nil {
-		t.Fatalf("CreateVolume %s on %s directly: %v", name, node, err)
 	}
+	if node != "" {
+		req.AccessibilityRequirements = &csi.TopologyRequirement{
+			Requisite: []*csi.Topology{{Segments: map[string]string{mockdriver.TopologyKey: node}}},
+		}
+	}
+	resp, err := csi.NewControllerClient(conn).CreateVolume(ctx, req)
+	if err != nil {
+		t.Fatalf("CreateVolume %s on %q directly: %v", name, node, err)
+	}
+	return resp.GetVolume()
 }
 
 // A class naming one of the driver's pools (parameters {pool: fast}) gets

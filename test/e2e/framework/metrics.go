@@ -12,8 +12,8 @@ import (
 	"github.com/prometheus/common/model"
 )
 
-// MetricValue returns the value of the counter, gauge or untyped metric
-// called name in text, a scrape in the Prometheus text exposition format,
+// MetricValue returns the value of the counter, gauge or untyped metric, or
+// the number of observations of the histogram, called name in text, a scrape in the Prometheus text exposition format,
 // for the one series whose labels include every pair in labels (nil for an
 // unlabelled metric). It is an error if text does not parse, if it has no
 // metric called name, or if not exactly one series matches: a metric that is
@@ -49,8 +49,10 @@ func MetricValue(text []byte, name string, labels map[string]string) (float64, e
 		return m.GetGauge().GetValue(), nil
 	case dto.MetricType_UNTYPED:
 		return m.GetUntyped().GetValue(), nil
+	case dto.MetricType_HISTOGRAM:
+		return float64(m.GetHistogram().GetSampleCount()), nil
 	default:
-		return 0, fmt.Errorf("metric %s is a %s, not a counter, gauge or untyped metric", name, family.GetType())
+		return 0, fmt.Errorf("metric %s is a %s, not a counter, gauge, untyped metric or histogram", name, family.GetType())
 	}
 }
 

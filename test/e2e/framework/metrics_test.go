@@ -25,9 +25,13 @@ untyped_thing{a="b"} 1.5
 # HELP latency_seconds Latency.
 # TYPE latency_seconds histogram
 latency_seconds_bucket{le="1"} 1
-latency_seconds_bucket{le="+Inf"} 1
-latency_seconds_sum 0.5
-latency_seconds_count 1
+latency_seconds_bucket{le="+Inf"} 3
+latency_seconds_sum 4.5
+latency_seconds_count 3
+# HELP size_bytes Sizes.
+# TYPE size_bytes summary
+size_bytes_sum 10
+size_bytes_count 2
 `
 
 func TestMetricValue(t *testing.T) {
@@ -47,7 +51,8 @@ func TestMetricValue(t *testing.T) {
 		{name: "missing series", metric: "calls_total", labels: map[string]string{"method": "Expand"}, err: "no series"},
 		{name: "label missing on the series", metric: "held_claims", labels: map[string]string{"result": ""}, err: "no series"},
 		{name: "several series", metric: "calls_total", labels: map[string]string{"result": "ok"}, err: "2 series"},
-		{name: "histogram", metric: "latency_seconds", err: "not a counter"},
+		{name: "histogram counts observations", metric: "latency_seconds", want: 3},
+		{name: "summary", metric: "size_bytes", err: "not a counter"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := MetricValue([]byte(scrape), tc.metric, tc.labels)
