@@ -42,7 +42,7 @@ func (p *Provisioner) contentSource(ctx context.Context, claim *v1.PersistentVol
 		source, snapshot, err := p.snapshotSource(ctx, claim, ds)
 		return source, sources{snapshot: snapshot}, err
 	}
-	source, clone, err := p.cloneSource(claim, ds)
+	source, clone, err := p.cloneSource(ctx, claim, ds)
 	return source, sources{claim: clone}, err
 }
 
@@ -55,7 +55,7 @@ type sources struct {
 
 // cloneSource checks that a claim may be cloned into the new claim and
 // returns the CSI content source that names its volume.
-func (p *Provisioner) cloneSource(claim *v1.PersistentVolumeClaim, ds *provisioning.DataSource) (*csi.VolumeContentSource, *v1.PersistentVolumeClaim, error) {
+func (p *Provisioner) cloneSource(ctx context.Context, claim *v1.PersistentVolumeClaim, ds *provisioning.DataSource) (*csi.VolumeContentSource, *v1.PersistentVolumeClaim, error) {
 	if !p.opts.ControllerCapabilities[csi.ControllerServiceCapability_RPC_CLONE_VOLUME] {
 		return nil, nil, fmt.Errorf("data source claim %s/%s: driver %s does not support cloning", ds.Namespace, ds.Name, p.opts.DriverName)
 	}
@@ -90,6 +90,10 @@ func (p *Provisioner) cloneSource(claim *v1.PersistentVolumeClaim, ds *provision
 			return nil, nil, fmt.Errorf("volume %s of data source claim %s/%s not found", source.Spec.VolumeName, ds.Namespace, ds.Name)
 		}
 		return nil, nil, err
+	}
+	// An in-tree source of the plugin the driver replaces is its volume too.
+	if volume, _, err = p.csiVolume(ctx, volume); err != nil {
+		return nil, nil, fmt.Errorf("data source claim %s/%s: %w", ds.Namespace, ds.Name, err)
 	}
 	if volume.Spec.CSI == nil || volume.Spec.CSI.Driver != p.opts.DriverName {
 		return nil, nil, fmt.Errorf("volume %s of data source claim %s/%s is not a volume of driver %s", volume.Name, ds.Namespace, ds.Name, p.opts.DriverName)

@@ -13,6 +13,8 @@ import (
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 
 	"github.com/csi-protect/external-provisioner/pkg/controller/parameters"
+	"github.com/csi-protect/external-provisioner/pkg/finalizer"
+	"github.com/csi-protect/external-provisioner/pkg/provisioning"
 )
 
 const (
@@ -193,5 +195,32 @@ func TestInTreePVIsNotOursWithoutMigration(t *testing.T) {
 	var ignored *controller.IgnoredError
 	if !errors.As(err, &ignored) || len(e.csi.deletes) != 0 {
 		t.Fatalf("err %v, deletes %v; want the PV ignored", err, e.csi.deletes)
+	}
+}
+
+// A clone of an in-tree claim into an in-tree class: the source's volume
+// is named by its translated handle and protected like any clone source.
+func TestInTreeCloneProtectsItsInTreeSource(t *testing.T) {
+	source, pv, clone := cloneFixture()
+	pv.Spec.CSI = nil
+	pv.Spec.AWSElasticBlockStore = &v1.AWSElasticBlockStoreVolumeSource{VolumeID: "vol-golden"}
+	clone.Annotations = migratedClaim().Annotations
+	e := migratedEnv(t, envObjects{claims: []*v1.PersistentVolumeClaim{source, clone}, volumes: []*v1.PersistentVolume{pv}})
+	e.csi.createFn = func(req *csi.CreateVolumeRequest) (*csi.CreateVolumeResponse, error) {
+		got, err := e.client.CoreV1().PersistentVolumeClaims(testNamespace).Get(context.Background(), source.Name, metav1.GetOptions{})
+		if err != nil || !finalizer.Has(got, provisioning.CloningProtectionFinalizer) {
+			t.Errorf("source claim lacks the cloning-protection finalizer during CreateVolume (err %v)", err)
+		}
+		return &csi.CreateVolumeResponse{Volume: &csi.Volume{VolumeId: "vol-copy", ContentSource: req.VolumeContentSource}}, nil
+	}
+	pvOut, _, err := e.provision(t, clone, inTreeClass(nil), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := e.csi.lastCreate(t).VolumeContentSource.GetVolume().GetVolumeId(); got != "vol-golden" {
+		t.Errorf("content source volume = %q, want the in-tree source's vol-golden", got)
+	}
+	if pvOut.Spec.AWSElasticBlockStore == nil || pvOut.Spec.AWSElasticBlockStore.VolumeID != "vol-copy" {
+		t.Errorf("clone PV source = %+v, want an in-tree vol-copy", pvOut.Spec.PersistentVolumeSource)
 	}
 }

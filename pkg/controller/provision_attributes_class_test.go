@@ -12,6 +12,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
+
+	"github.com/csi-protect/external-provisioner/pkg/finalizer"
+	"github.com/csi-protect/external-provisioner/pkg/provisioning"
 )
 
 func attributesClass(name, driver string, params map[string]string) *storagev1.VolumeAttributesClass {
@@ -157,5 +160,29 @@ func TestReplayGoesOnWhenTheAttributesClassIsGone(t *testing.T) {
 	}
 	if len(e.csi.deletes) != 1 {
 		t.Errorf("deletes = %v, want the found volume deleted", e.csi.deletes)
+	}
+}
+
+// A clone naming a class is protected like any clone and gets the class.
+func TestCloneWithAttributesClassProtectsItsSource(t *testing.T) {
+	source, pv, clone := cloneFixture()
+	clone.Spec.VolumeAttributesClassName = ptr.To("gold")
+	e := newEnv(t, envObjects{
+		claims:            []*v1.PersistentVolumeClaim{source, clone},
+		volumes:           []*v1.PersistentVolume{pv},
+		attributesClasses: []*storagev1.VolumeAttributesClass{attributesClass("gold", testDriver, goldIOPS)},
+	}, attributesClassesOn)
+	e.csi.createFn = func(req *csi.CreateVolumeRequest) (*csi.CreateVolumeResponse, error) {
+		got, err := e.client.CoreV1().PersistentVolumeClaims(testNamespace).Get(context.Background(), source.Name, metav1.GetOptions{})
+		if err != nil || !finalizer.Has(got, provisioning.CloningProtectionFinalizer) {
+			t.Errorf("source claim lacks the cloning-protection finalizer during CreateVolume (err %v)", err)
+		}
+		return &csi.CreateVolumeResponse{Volume: &csi.Volume{VolumeId: "copy", ContentSource: req.VolumeContentSource}}, nil
+	}
+	if _, _, err := e.provision(t, clone, newClass(nil), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.csi.lastCreate(t).MutableParameters; !maps.Equal(got, goldIOPS) {
+		t.Errorf("mutable parameters = %v, want %v", got, goldIOPS)
 	}
 }

@@ -37,6 +37,10 @@ type Options struct {
 	ClassLister storagelisters.StorageClassLister
 	// DriverName is the provisioner whose claims are protected.
 	DriverName string
+	// InTreePlugin, the in-tree plugin the driver replaces (CSI
+	// migration), puts claims of its StorageClasses in scope too, before
+	// the PV controller names the driver on them; "" for none.
+	InTreePlugin string
 	// AllClaims protects every claim, whatever provisions it.
 	AllClaims bool
 	// EventRecorder gets the hold and release events. Required.
@@ -61,12 +65,14 @@ type Controller struct {
 	pods       cache.Indexer
 	classes    storagelisters.StorageClassLister
 	driverName string
-	allClaims  bool
-	synced     []cache.InformerSynced
-	metrics    *Metrics
-	stamps     *stamper
-	fresh      podFreshness
-	loop       *reconcile.Loop[cache.ObjectName]
+	// inTreePlugin: see Options.InTreePlugin.
+	inTreePlugin string
+	allClaims    bool
+	synced       []cache.InformerSynced
+	metrics      *Metrics
+	stamps       *stamper
+	fresh        podFreshness
+	loop         *reconcile.Loop[cache.ObjectName]
 	// notReadyDelay is how soon a claim is looked at again when the pod
 	// index is about to catch up with a freshness check.
 	notReadyDelay time.Duration
@@ -114,6 +120,7 @@ func New(opts Options) (*Controller, error) {
 		pods:          pods,
 		classes:       opts.ClassLister,
 		driverName:    opts.DriverName,
+		inTreePlugin:  opts.InTreePlugin,
 		allClaims:     opts.AllClaims,
 		synced:        []cache.InformerSynced{claimInformer.HasSynced, podInformer.HasSynced},
 		metrics:       m,

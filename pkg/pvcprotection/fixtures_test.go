@@ -93,6 +93,8 @@ type setup struct {
 	apiOnly   []*v1.Pod
 	classes   []*storagev1.StorageClass
 	allClaims bool
+	// inTreePlugin is the in-tree plugin the driver replaces.
+	inTreePlugin string
 	// cacheRV is the resourceVersion the pod index starts at.
 	cacheRV string
 	// realFreshness uses the real check; otherwise it always says ready.
@@ -170,6 +172,7 @@ func newEnv(t testing.TB, s setup) *env {
 		PodInformer:   factory.Core().V1().Pods(),
 		ClassLister:   factory.Storage().V1().StorageClasses().Lister(),
 		DriverName:    testDriver,
+		InTreePlugin:  s.inTreePlugin,
 		AllClaims:     s.allClaims,
 		EventRecorder: recorder,
 		Metrics:       m,

@@ -33,7 +33,7 @@ func (c *Controller) inScope(claim *v1.PersistentVolumeClaim) bool {
 	// another driver's claim is worse than a late finalizer, and the
 	// PV controller annotates every claim it hands to a provisioner.
 	class, err := c.classes.Get(name)
-	return err == nil && class.Provisioner == c.driverName
+	return err == nil && (class.Provisioner == c.driverName || (c.inTreePlugin != "" && class.Provisioner == c.inTreePlugin))
 }
 
 func claimClassName(claim *v1.PersistentVolumeClaim) string {

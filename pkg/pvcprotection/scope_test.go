@@ -91,3 +91,18 @@ func TestAllClaimsTakesOtherDriversClaims(t *testing.T) {
 		t.Fatal("with AllClaims an unused claim of any driver is released")
 	}
 }
+
+// A driver that replaces an in-tree plugin protects claims of that plugin's
+// classes, and of no other in-tree plugin's.
+func TestMigratedDriverProtectsClaimsOfItsInTreeClasses(t *testing.T) {
+	classes := []*storagev1.StorageClass{newClass("gp2", "kubernetes.io/aws-ebs"), newClass("standard", "kubernetes.io/gce-pd")}
+	e := newEnv(t, setup{classes: classes, inTreePlugin: "kubernetes.io/aws-ebs"})
+	for class, want := range map[string]bool{"gp2": true, "standard": false} {
+		claim := newClaim("db")
+		claim.Annotations = nil
+		claim.Spec.StorageClassName = ptr.To(class)
+		if got := e.ctrl.inScope(claim); got != want {
+			t.Errorf("inScope(claim of %s) = %v, want %v", class, got, want)
+		}
+	}
+}

@@ -28,6 +28,9 @@ type Options struct {
 	// DriverName limits the controller to PVs with spec.csi.driver equal to
 	// it. Required unless AllVolumes is set.
 	DriverName string
+	// InTreePlugin, the in-tree plugin the driver replaces (CSI
+	// migration), puts that plugin's PVs in scope too; "" for none.
+	InTreePlugin string
 	// AllVolumes makes every PV in scope, whatever its driver.
 	AllVolumes bool
 	// EventRecorder receives the hold and release events. Required.
@@ -46,13 +49,14 @@ type Options struct {
 // removes it from those being deleted once no claim is bound to them. Its
 // keys are PV names.
 type Controller struct {
-	client     kubernetes.Interface
-	target     finalizer.Target
-	volumes    corelisters.PersistentVolumeLister
-	synced     cache.InformerSynced
-	driverName string
-	allVolumes bool
-	metrics    *Metrics
+	client       kubernetes.Interface
+	target       finalizer.Target
+	volumes      corelisters.PersistentVolumeLister
+	synced       cache.InformerSynced
+	driverName   string
+	inTreePlugin string
+	allVolumes   bool
+	metrics      *Metrics
 	// holds are the PVs reported as held, with the claim that holds them,
 	// so a hold is announced once and its end is announced at all.
 	holds *finalizer.Holds[string]
@@ -78,13 +82,14 @@ func New(opts Options) (*Controller, error) {
 	}
 	informer := opts.VolumeInformer.Informer()
 	c := &Controller{
-		client:     opts.Client,
-		target:     finalizer.PersistentVolumes(opts.Client),
-		volumes:    opts.VolumeInformer.Lister(),
-		synced:     informer.HasSynced,
-		driverName: opts.DriverName,
-		allVolumes: opts.AllVolumes,
-		metrics:    m,
+		client:       opts.Client,
+		target:       finalizer.PersistentVolumes(opts.Client),
+		volumes:      opts.VolumeInformer.Lister(),
+		synced:       informer.HasSynced,
+		driverName:   opts.DriverName,
+		inTreePlugin: opts.InTreePlugin,
+		allVolumes:   opts.AllVolumes,
+		metrics:      m,
 		holds: finalizer.NewHolds[string](finalizer.HoldsOptions{
 			Gauge: m.HeldVolumes, Recorder: opts.EventRecorder,
 			HeldReason: ReasonDeletionHeld, ReleasedReason: ReasonDeletionReleased,

@@ -78,6 +78,8 @@ func boundTo(namespace, name string) pvOption {
 type setup struct {
 	volumes    []*v1.PersistentVolume
 	allVolumes bool
+	// inTreePlugin is the in-tree plugin the driver replaces.
+	inTreePlugin string
 	// limiter replaces the default rate limiter, to make retries fast.
 	limiter workqueue.TypedRateLimiter[string]
 }
@@ -129,6 +131,7 @@ func newEnv(t *testing.T, s setup) *env {
 		Client:         client,
 		VolumeInformer: factory.Core().V1().PersistentVolumes(),
 		DriverName:     testDriver,
+		InTreePlugin:   s.inTreePlugin,
 		AllVolumes:     s.allVolumes,
 		EventRecorder:  recorder,
 		Metrics:        m,

@@ -92,3 +92,24 @@ func TestAllVolumesWidensScope(t *testing.T) {
 	})
 	eventually(t, "finalizers_removed_total = 2", func() bool { return e.metric(t, "finalizers_removed_total") == 2 })
 }
+
+// ebsVolume makes the PV an in-tree aws-ebs volume.
+func ebsVolume(pv *v1.PersistentVolume) {
+	pv.Spec.PersistentVolumeSource = v1.PersistentVolumeSource{AWSElasticBlockStore: &v1.AWSElasticBlockStoreVolumeSource{VolumeID: "vol-1"}}
+}
+
+// A driver that replaces an in-tree plugin protects that plugin's PVs,
+// which it provisions and deletes, and no other in-tree PV.
+func TestMigratedDriverProtectsItsInTreePVs(t *testing.T) {
+	e := newEnv(t, setup{inTreePlugin: "kubernetes.io/aws-ebs", volumes: []*v1.PersistentVolume{
+		newPV("ebs", ebsVolume), newPV("hostpath", notCSI),
+	}})
+	e.run(t)
+	eventually(t, "the finalizer on the in-tree EBS PV", func() bool { return hasFinalizer(e.pv(t, "ebs")) })
+	if err := e.syncNow(t, "hostpath"); err != nil {
+		t.Fatal(err)
+	}
+	if hasFinalizer(e.pv(t, "hostpath")) {
+		t.Error("finalizer added to another plugin's in-tree PV")
+	}
+}
