@@ -153,8 +153,8 @@ func selectedNodeTopology(req Request) ([]string, term, error) {
 	if len(keys) == 0 {
 		return nil, nil, fmt.Errorf("no topology key found on CSINode %q: driver %q has not registered topology keys on selected node %q", node, driver, node)
 	}
-	t, missing := termFromLabels(req.SelectedNode.Labels, keys)
-	if missing != "" {
+	t, missing, ok := termFromLabels(req.SelectedNode.Labels, keys)
+	if !ok {
 		return nil, nil, fmt.Errorf("selected node %q has no label %q, which driver %q lists as a topology key in its CSINode (keys %v)", node, missing, driver, keys)
 	}
 	return keys, t, nil
@@ -188,8 +188,17 @@ func expandAllowed(allowed []v1.TopologySelectorTerm) []term {
 		for _, expr := range selector.MatchLabelExpressions {
 			var next []term
 			for _, partial := range product {
+				i := slices.IndexFunc(partial, func(s segment) bool { return s.key == expr.Key })
 				for _, value := range expr.Values {
-					next = append(next, append(slices.Clone(partial), segment{expr.Key, value}))
+					switch {
+					case i < 0:
+						next = append(next, append(slices.Clone(partial), segment{expr.Key, value}))
+					case partial[i].value == value:
+						// A key named twice (the API refuses that, but
+						// nothing here relies on it) is an AND: one
+						// segment per agreeing value, none otherwise.
+						next = append(next, partial)
+					}
 				}
 			}
 			product = next
@@ -250,7 +259,7 @@ func nodeTerms(nodes corelisters.NodeLister, driver string, keys []string) ([]te
 	terms := make([]term, 0, len(list))
 	for _, n := range list {
 		// The selector guarantees that no key is missing.
-		t, _ := termFromLabels(n.Labels, keys)
+		t, _, _ := termFromLabels(n.Labels, keys)
 		terms = append(terms, t)
 	}
 	if len(terms) == 0 {

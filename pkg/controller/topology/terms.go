@@ -21,19 +21,19 @@ type segment struct {
 // deduplicated cheaply.
 type term []segment
 
-// termFromLabels takes the value of every key from labels. It reports the
-// first key that labels lack, if any.
-func termFromLabels(labels map[string]string, keys []string) (term, string) {
-	t := make(term, 0, len(keys))
+// termFromLabels takes the value of every key from labels. When labels lack
+// one, ok is false and missing names the first such key (which may be "").
+func termFromLabels(labels map[string]string, keys []string) (t term, missing string, ok bool) {
+	t = make(term, 0, len(keys))
 	for _, k := range keys {
-		v, ok := labels[k]
-		if !ok {
-			return nil, k
+		v, found := labels[k]
+		if !found {
+			return nil, k, false
 		}
 		t = append(t, segment{k, v})
 	}
 	t.sort()
-	return t, ""
+	return t, "", true
 }
 
 // compare orders segments by key, then value.
