@@ -3,8 +3,10 @@
 
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.1.0-dev)
 BIN_DIR ?= bin
+FUZZTIME ?= 30s
+FUZZ_RUN ?= .
 
-.PHONY: all build image test verify generate clean
+.PHONY: all build image test fuzz verify generate clean
 
 all: build
 
@@ -21,6 +23,13 @@ image:
 ## test: unit tests (race detector on) and csi-sanity against the mock driver
 test:
 	release-tools/test.sh
+
+# Not part of `make test`: each run explores new inputs for FUZZTIME per
+# target (default 30s, e.g. FUZZTIME=5m), while `make test` replays the
+# committed ones in testdata/fuzz/. FUZZ_RUN picks targets by name.
+## fuzz: every Go fuzz target (StorageClass parameters and secret templates, topology, flags and feature gates, local-volume specs, device paths and tool output) for FUZZTIME each
+fuzz:
+	FUZZTIME=$(FUZZTIME) FUZZ_RUN=$(FUZZ_RUN) hack/fuzz.sh
 
 ## verify: gofmt, go vet, vendor/ in sync with go.mod, and generated deepcopy code and CRDs up to date
 verify:

@@ -38,7 +38,7 @@ var flagRef = regexp.MustCompile(`(flag|flag provided but not defined:|flag need
 // DashDash rewrites "-name" to "--name" in parse errors, the spelling used
 // in every other message and in the documentation.
 func DashDash(msg string) string {
-	return flagRef.ReplaceAllString(msg, "$1 --$2")
+	return OneLine(flagRef.ReplaceAllString(msg, "$1 --$2"))
 }
 
 // JoinOneLine joins errors with "; " so the result stays on one line.
@@ -47,8 +47,15 @@ func JoinOneLine(errs []error) error {
 	for i, err := range errs {
 		msgs[i] = err.Error()
 	}
-	return errors.New(strings.Join(msgs, "; "))
+	return errors.New(OneLine(strings.Join(msgs, "; ")))
 }
+
+// lineBreaks escapes the line breaks a flag value may carry into a message.
+var lineBreaks = strings.NewReplacer("\r\n", `\r\n`, "\n", `\n`, "\r", `\r`)
+
+// OneLine keeps msg on one line: a line break that a flag's value brought
+// in is shown escaped, as the user wrote it in a manifest.
+func OneLine(msg string) string { return lineBreaks.Replace(msg) }
 
 // LabelsValue is a flag.Value for "key:value,key2:value2" label lists, the
 // format of csi-lib-utils' --leader-election-labels. Unlike that flag, each

@@ -1,6 +1,9 @@
 package cmdutil
 
-import "testing"
+import (
+	"errors"
+	"testing"
+)
 
 func TestDashDash(t *testing.T) {
 	for in, want := range map[string]string{
@@ -12,5 +15,15 @@ func TestDashDash(t *testing.T) {
 		if got := DashDash(in); got != want {
 			t.Errorf("DashDash(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestOneLineEscapesLineBreaksOfFlagValues(t *testing.T) {
+	got := DashDash("invalid value \"a\nb\r\nc\" for flag -timeout")
+	if want := `invalid value "a\nb\r\nc" for flag --timeout`; got != want {
+		t.Errorf("DashDash = %q, want %q", got, want)
+	}
+	if err := JoinOneLine([]error{errors.New("x\ny"), errors.New("z")}); err.Error() != `x\ny; z` {
+		t.Errorf("JoinOneLine = %q", err)
 	}
 }

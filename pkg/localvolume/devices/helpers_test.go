@@ -14,12 +14,12 @@ import (
 // tree is a fake host filesystem in a temporary directory, seen through a
 // RootedFS. Device nodes are empty regular files: nothing here needs root.
 type tree struct {
-	t    *testing.T
+	t    testing.TB
 	root string
 	fs   RootedFS
 }
 
-func newTree(t *testing.T) *tree {
+func newTree(t testing.TB) *tree {
 	t.Helper()
 	root := t.TempDir()
 	tr := &tree{t: t, root: root, fs: RootedFS{Root: root}}
