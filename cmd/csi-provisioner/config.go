@@ -81,6 +81,12 @@ type config struct {
 	// volumesnapshot-as-source-protection finalizers; zero sweeps never.
 	snapshotOrphanSweepInterval time.Duration
 
+	// orphanAuditInterval is the period of the orphan audit, zero for
+	// none; orphanAuditGracePeriod how long a volume stays unaccounted
+	// for before the audit reports it.
+	orphanAuditInterval    time.Duration
+	orphanAuditGracePeriod time.Duration
+
 	// Capacity tracking (--enable-capacity) and distributed provisioning
 	// (--node-deployment); the tuning flags are checked only when on, as
 	// upstream ignores them otherwise.
@@ -118,6 +124,7 @@ const (
 	defaultUUIDLength         = -1
 
 	defaultSnapshotOrphanSweep     = 5 * time.Minute
+	defaultOrphanAuditGracePeriod  = 10 * time.Minute
 	defaultCapacityThreads         = 1
 	defaultKubeAPICapacityQPS      = 1
 	defaultKubeAPICapacityBurst    = 5
@@ -159,6 +166,12 @@ func (c *config) validate() []error {
 	}
 	if c.kubeAPIProtectionBurst < 0 {
 		add("--kube-api-protection-burst must not be negative, got %d", c.kubeAPIProtectionBurst)
+	}
+	if c.orphanAuditInterval < 0 {
+		add("--orphan-audit-interval must not be negative, got %s", c.orphanAuditInterval)
+	}
+	if c.orphanAuditGracePeriod < 0 {
+		add("--orphan-audit-grace-period must not be negative, got %s", c.orphanAuditGracePeriod)
 	}
 
 	if c.metricsAddress != "" && c.httpEndpoint != "" {

@@ -33,6 +33,7 @@ import (
 	"github.com/csi-protect/external-provisioner/pkg/features"
 	"github.com/csi-protect/external-provisioner/pkg/generated/clientset/versioned"
 	"github.com/csi-protect/external-provisioner/pkg/localvolume/cleanup"
+	"github.com/csi-protect/external-provisioner/pkg/orphanaudit"
 	"github.com/csi-protect/external-provisioner/pkg/provisioning"
 	"github.com/csi-protect/external-provisioner/pkg/pvcprotection"
 	"github.com/csi-protect/external-provisioner/pkg/pvprotection"
@@ -72,6 +73,8 @@ type controllersOptions struct {
 	Local *localNode
 	// MigratedFrom is the in-tree plugin the driver replaces, "" for none.
 	MigratedFrom string
+	// OrphanAuditMetrics are the orphan audit's, served even while it is off.
+	OrphanAuditMetrics *orphanaudit.Metrics
 }
 
 // controllers are the provisioning and claim protection controllers and
@@ -96,6 +99,9 @@ type controllers struct {
 	// capacity is nil unless --enable-capacity and the driver reports
 	// capacity.
 	capacity *capacityTracking
+	// orphanAudit is nil unless --orphan-audit-interval is set and the
+	// driver reports LIST_VOLUMES.
+	orphanAudit *orphanaudit.Controller
 }
 
 // featuresFrom reads the provisioner's gates once; it never sees the gate.
@@ -277,7 +283,13 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 		return nil, fmt.Errorf("creating claim protection controller: %w", err)
 	}
 
+	orphanAudit, err := newOrphanAudit(logger, o, factory, provisioner)
+	if err != nil {
+		return nil, fmt.Errorf("creating orphan audit: %w", err)
+	}
+
 	ctrls := &controllers{
+		orphanAudit:               orphanAudit,
 		factory:                   factory,
 		provisioning:              provisioning,
 		claimProtection:           claimProtection,
@@ -375,6 +387,9 @@ func (c *controllers) run(ctx context.Context) {
 	}
 	if c.localVolumeCleanup != nil {
 		wg.Go(func() { c.localVolumeCleanup.Run(ctx, c.localVolumeCleanupThreads) })
+	}
+	if c.orphanAudit != nil {
+		wg.Go(func() { c.orphanAudit.Run(ctx) })
 	}
 	if c.capacity != nil {
 		// Run waits for its own caches.

@@ -97,6 +97,8 @@ func newFlagSet(cfg *config) (*flag.FlagSet, []string) {
 	fs.UintVar(&cfg.volumeProtectionThreads, "protection-threads", defaultProtectionThreads, "Number of simultaneously running threads of each of the PV and PVC protection controllers (feature gates PVProtection, PVCProtection).")
 	fs.UintVar(&cfg.localVolumeCleanupThreads, "local-volume-cleanup-threads", defaultLocalVolumeThreads, "Number of simultaneously running threads of the LocalVolume and LocalVolumeSet deletion clean-up controller (feature gate LocalVolumeCleanup).")
 	fs.StringVar(&cfg.protectionScope, "protection-scope", defaultProtectionScope, "Objects the PV and PVC protection controllers look after: \"driver\" for the PVs of this driver and the claims it provisions, \"all\" for every PV and claim.")
+	fs.DurationVar(&cfg.orphanAuditInterval, "orphan-audit-interval", 0, "How often to compare the driver's volumes (ListVolumes) with its PersistentVolumes and report, in a log line and a metric, each volume nothing accounts for. 0 (the default) turns the audit off. It never deletes a volume. Needs a driver with LIST_VOLUMES.")
+	fs.DurationVar(&cfg.orphanAuditGracePeriod, "orphan-audit-grace-period", defaultOrphanAuditGracePeriod, "How long a volume stays unaccounted for before the orphan audit reports it; longer than a PV takes to be stored after CreateVolume.")
 	fs.DurationVar(&cfg.timeout, "timeout", defaultTimeout, "Timeout for waiting for volume operation (creation, deletion, capacity queries)")
 
 	fs.BoolVar(&cfg.leaderElection, "leader-election", false, "Enables leader election. If leader election is enabled, additional RBAC rules are required. Please refer to the Kubernetes CSI documentation for instructions on setting up these RBAC rules.")

@@ -86,6 +86,8 @@ var ownDefaults = map[string]string{
 	"protection-scope":             "driver",
 	"kube-api-protection-qps":      "0",
 	"kube-api-protection-burst":    "0",
+	"orphan-audit-interval":        "0s",
+	"orphan-audit-grace-period":    "10m0s",
 }
 
 // klogFlagNames are klog's own flags, which upstream v5.1.0 registered.
@@ -170,6 +172,7 @@ func TestDefaults(t *testing.T) {
 		nodeDeploymentBaseDelay:        20 * time.Second,
 		nodeDeploymentMaxDelay:         time.Minute,
 		snapshotOrphanSweepInterval:    5 * time.Minute,
+		orphanAuditGracePeriod:         10 * time.Minute,
 	}
 	want.gates = cfg.gates
 	want.logging = logsapi.NewLoggingConfiguration()
@@ -359,6 +362,8 @@ func TestBadValues(t *testing.T) {
 		{[]string{"--protection-threads=0"}, "--protection-threads"},
 		{[]string{"--local-volume-cleanup-threads=0"}, "--local-volume-cleanup-threads"},
 		{[]string{"--protection-scope=cluster"}, "--protection-scope"},
+		{[]string{"--orphan-audit-interval=-1m"}, "--orphan-audit-interval"},
+		{[]string{"--orphan-audit-grace-period=-1s"}, "--orphan-audit-grace-period"},
 		{[]string{"--bogus"}, "--bogus"},
 		{[]string{"--provisioner=foo"}, "--provisioner"},
 		{[]string{"--connection-timeout=15s"}, "--connection-timeout"},

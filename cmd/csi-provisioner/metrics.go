@@ -11,6 +11,7 @@ import (
 	"github.com/csi-protect/external-provisioner/pkg/claimprotection"
 	"github.com/csi-protect/external-provisioner/pkg/controller"
 	"github.com/csi-protect/external-provisioner/pkg/localvolume/cleanup"
+	"github.com/csi-protect/external-provisioner/pkg/orphanaudit"
 	"github.com/csi-protect/external-provisioner/pkg/pvcprotection"
 	"github.com/csi-protect/external-provisioner/pkg/pvprotection"
 	"github.com/csi-protect/external-provisioner/pkg/snapshotprotection"
@@ -29,6 +30,7 @@ type runMetrics struct {
 	pvcProtection      *pvcprotection.Metrics
 	cleanup            *cleanup.Metrics
 	snapshotProtection *snapshotprotection.Metrics
+	orphanAudit        *orphanaudit.Metrics
 }
 
 func newRunMetrics() *runMetrics {
@@ -43,6 +45,7 @@ func newRunMetrics() *runMetrics {
 		pvcProtection:      pvcprotection.NewMetrics(),
 		cleanup:            cleanup.NewMetrics(),
 		snapshotProtection: snapshotprotection.NewMetrics(),
+		orphanAudit:        orphanaudit.NewMetrics(),
 	}
 	m.registry.RawMustRegister(
 		m.lib.PersistentVolumeClaimProvisionTotal,
@@ -58,6 +61,7 @@ func newRunMetrics() *runMetrics {
 	m.registry.MustRegister(m.pvcProtection.Registerables()...)
 	m.registry.MustRegister(m.cleanup.Registerables()...)
 	m.registry.MustRegister(m.snapshotProtection.Registerables()...)
+	m.registry.MustRegister(m.orphanAudit.Registerables()...)
 	return m
 }
 

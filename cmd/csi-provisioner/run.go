@@ -79,6 +79,7 @@ func run(ctx context.Context, cfg *config) error {
 		SnapshotProtectionMetrics: runMetrics.snapshotProtection,
 		PVProtectionMetrics:       runMetrics.pvProtection,
 		PVCProtectionMetrics:      runMetrics.pvcProtection,
+		OrphanAuditMetrics:        runMetrics.orphanAudit,
 		CleanupMetrics:            runMetrics.cleanup,
 		RESTConfig:                rc,
 		Getenv:                    os.Getenv,

@@ -86,3 +86,13 @@ func withMigrated(ctx context.Context, migrated bool) context.Context {
 type errTranslation struct{ error }
 
 func (e errTranslation) Unwrap() error { return e.error }
+
+// VolumeHandle is the driver's handle of a PV, "" for a PV of another
+// driver; an in-tree PV of the plugin the driver replaces has one too.
+func (p *Provisioner) VolumeHandle(pv *v1.PersistentVolume) string {
+	pv, _, err := p.csiVolume(context.Background(), pv)
+	if err != nil || pv.Spec.CSI == nil || pv.Spec.CSI.Driver != p.opts.DriverName {
+		return ""
+	}
+	return pv.Spec.CSI.VolumeHandle
+}
