@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/klog/v2"
 )
 
 // FetchSecret reads the secret ref points to and returns its data as the
@@ -17,7 +19,9 @@ func FetchSecret(ctx context.Context, client typedcorev1.SecretsGetter, ref *v1.
 	if ref == nil {
 		return nil, nil
 	}
-	secret, err := client.Secrets(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+	// client-go logs response bodies with the context's logger from -v=8
+	// on: a Secret's data must never reach the log, whatever the level.
+	secret, err := client.Secrets(ref.Namespace).Get(klog.NewContext(ctx, logr.Discard()), ref.Name, metav1.GetOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("getting secret %s/%s: %w", ref.Namespace, ref.Name, err)
 	}
