@@ -43,12 +43,20 @@ func (s *controllerServer) ControllerGetCapabilities(context.Context, *csi.Contr
 }
 
 func (s *controllerServer) CreateVolume(ctx context.Context, req *csi.CreateVolumeRequest) (*csi.CreateVolumeResponse, error) {
+	// Like most drivers, one operation per volume name at a time, as the
+	// CSI spec recommends: a second call while the first still runs in
+	// the backend is Aborted, and the CO retries it later.
+	if _, running := s.d.creating.LoadOrStore(req.GetName(), true); running {
+		return nil, status.Errorf(codes.Aborted, "an operation for volume %q is already in progress", req.GetName())
+	}
+	release := func() { s.d.creating.Delete(req.GetName()) }
 	delay := s.d.faults.CreateDelay
 	if s.d.hasVolumeNamed(req.GetName()) {
 		// Like a backend, answer at once for a volume that is already made.
 		delay = 0
 	}
 	if !s.d.faults.CreateOutlivesCaller {
+		defer release()
 		return runFaulted(ctx, s.d, delay, func() (*csi.CreateVolumeResponse, error) {
 			return s.d.createVolume(ctx, req)
 		})
@@ -62,6 +70,7 @@ func (s *controllerServer) CreateVolume(ctx context.Context, req *csi.CreateVolu
 	detached := context.WithoutCancel(ctx)
 	done := make(chan result, 1)
 	go func() {
+		defer release()
 		resp, err := runFaulted(detached, s.d, delay, func() (*csi.CreateVolumeResponse, error) {
 			return s.d.createVolume(detached, req)
 		})

@@ -1,15 +1,20 @@
 package mockdriver
 
 import (
+	"context"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 func TestCreateVolumeIsIdempotentByName(t *testing.T) {
@@ -390,5 +395,24 @@ func TestDeleteVolume(t *testing.T) {
 	wantCode(t, err, codes.InvalidArgument)
 	if got := td.Calls("DeleteVolume"); got != 4 {
 		t.Fatalf("Calls(DeleteVolume) = %d, want 4", got)
+	}
+}
+
+// A CreateVolume for a name whose creation still runs in the backend, its
+// caller gone or not, is Aborted; once that creation ends, the name is
+// served again.
+func TestConcurrentCreateOfOneNameIsAborted(t *testing.T) {
+	td := startDriver(t, Config{Faults: Faults{CreateDelay: time.Second, CreateOutlivesCaller: true}})
+	req := createReq("pvc-1", gib)
+	ctx, cancel := context.WithTimeout(callCtx(t), 100*time.Millisecond)
+	defer cancel()
+	if _, err := td.controller.CreateVolume(ctx, req); status.Code(err) != codes.DeadlineExceeded {
+		t.Fatalf("first call: %v, want its caller to give up", err)
+	}
+	_, err := td.controller.CreateVolume(callCtx(t), req)
+	wantCode(t, err, codes.Aborted)
+	testutil.Eventually(t, 10*time.Second, "the backend to finish the first creation", func() bool { return len(td.Volumes()) == 1 })
+	if vol := mustCreate(t, td, req); vol.VolumeId != td.Volumes()[0].ID {
+		t.Fatalf("retry got %s, want the volume the backend made", vol.VolumeId)
 	}
 }

@@ -98,6 +98,10 @@ type Driver struct {
 	callsMu sync.Mutex
 	calls   map[string]int
 
+	// creating holds the names whose CreateVolume runs in the backend,
+	// also after its caller gave up (Faults.CreateOutlivesCaller).
+	creating sync.Map
+
 	// mutatingCalls counts CreateVolume, DeleteVolume, CreateSnapshot and
 	// DeleteSnapshot calls for Faults.ExitAfterCalls.
 	mutatingCalls atomic.Int64

@@ -62,6 +62,9 @@ func readCreateVolumeLog(s *framework.Stack) (createVolumeLog, error) {
 			l.created[name]++
 		case strings.Contains(line, `"Volume already exists"`):
 			l.finished[name]++
+		case strings.Contains(line, `"Call failed"`) && strings.Contains(line, `code="Aborted"`):
+			// Refused at once: another call for the name was running.
+			l.finished[name]++
 		}
 	}
 	return l, nil

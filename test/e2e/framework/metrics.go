@@ -60,28 +60,64 @@ func MetricValue(text []byte, name string, labels map[string]string) (float64, e
 // format, and returns MetricValue of name and labels. It is an error if the
 // endpoint does not answer with 200 OK.
 func ScrapeMetric(ctx context.Context, url, name string, labels map[string]string) (float64, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	body, err := Scrape(ctx, url)
 	if err != nil {
 		return 0, err
-	}
-	req.Header.Set("Accept", string(expfmt.NewFormat(expfmt.TypeTextPlain)))
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("GET %s: %s", url, resp.Status)
-	}
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return 0, fmt.Errorf("GET %s: %w", url, err)
 	}
 	v, err := MetricValue(body, name, labels)
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", url, err)
 	}
 	return v, nil
+}
+
+// Scrape reads the metrics endpoint url in the text exposition format. It
+// is an error if the endpoint does not answer with 200 OK.
+func Scrape(ctx context.Context, url string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", string(expfmt.NewFormat(expfmt.TypeTextPlain)))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", url, err)
+	}
+	return body, nil
+}
+
+// MetricSum adds up every series of the gauge or counter called name in
+// text; a metric that is missing is an error, not zero.
+func MetricSum(text []byte, name string) (float64, error) {
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(bytes.NewReader(text))
+	if err != nil {
+		return 0, fmt.Errorf("parse metrics: %w", err)
+	}
+	family, ok := families[name]
+	if !ok {
+		return 0, fmt.Errorf("no metric %s", name)
+	}
+	sum := 0.0
+	for _, m := range family.GetMetric() {
+		switch family.GetType() {
+		case dto.MetricType_COUNTER:
+			sum += m.GetCounter().GetValue()
+		case dto.MetricType_GAUGE:
+			sum += m.GetGauge().GetValue()
+		default:
+			return 0, fmt.Errorf("metric %s is a %s, not a counter or gauge", name, family.GetType())
+		}
+	}
+	return sum, nil
 }
 
 // metricHasLabels tells whether m has every label pair in want.

@@ -69,6 +69,18 @@ func TestMetricValue(t *testing.T) {
 	}
 }
 
+func TestMetricSumAddsEverySeries(t *testing.T) {
+	if got, err := MetricSum([]byte(scrape), "calls_total"); err != nil || got != 9 {
+		t.Errorf("MetricSum(calls_total) = %v, %v; want 9", got, err)
+	}
+	if _, err := MetricSum([]byte(scrape), "no_such_total"); err == nil {
+		t.Error("a missing metric must be an error")
+	}
+	if _, err := MetricSum([]byte(scrape), "latency_seconds"); err == nil {
+		t.Error("a histogram has no sum of values")
+	}
+}
+
 func TestMetricValueOfMalformedText(t *testing.T) {
 	if _, err := MetricValue([]byte("held_claims two\n"), "held_claims", nil); err == nil {
 		t.Fatal("a malformed scrape must be an error")

@@ -1,0 +1,273 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/csi-protect/external-provisioner/test/e2e/framework"
+)
+
+// A leak reproducer drives one leak path that users of upstream reported,
+// first with the gate that closes it off, then on. Off, it must see the
+// leak where the design says the path leaks (so the test can fail); on,
+// nothing may leak, stick or be made twice.
+type leakReproducer struct {
+	// gate closes the path.
+	gate string
+	// leaksWithoutGate says whether the path leaks with the gate off; a
+	// path the lib already closes in memory does not.
+	leaksWithoutGate bool
+	driver           framework.DriverOptions
+	sidecarArgs      []string
+	// run drives the path in namespace "default" with the StorageClass
+	// "mock", and deletes every claim it makes.
+	run func(ctx context.Context, t *testing.T, s *framework.Stack)
+}
+
+func (r leakReproducer) test(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		t.Run(fmt.Sprintf("%s=%v", r.gate, on), func(t *testing.T) {
+			driver := r.driver
+			driver.Verbosity = driverRequestVerbosity
+			httpFlag, metricsURL := metricsEndpoint(t)
+			ctx, s := startStack(t, framework.StackOptions{
+				Driver: driver,
+				Sidecar: framework.SidecarOptions{ExtraArgs: append([]string{
+					httpFlag,
+					fmt.Sprintf("--feature-gates=%s=%v", r.gate, on),
+					// Retries every few seconds rather than after minutes.
+					"--retry-interval-max=" + retryIntervalMax.String(),
+				}, r.sidecarArgs...)},
+			})
+			createStorageClass(ctx, t, s, "mock")
+			r.run(ctx, t, s)
+			settle(ctx, t, s, metricsURL)
+			res := accountBackend(ctx, t, s)
+			switch {
+			case on || !r.leaksWithoutGate:
+				res.requireClean(t)
+			case len(res.leaked) == 0:
+				t.Errorf("with %s off the path leaks, but the test saw no leaked volume: it cannot tell", r.gate)
+			}
+		})
+	}
+}
+
+// retryIntervalMax is the sidecar's --retry-interval-max here; quietWindow
+// covers several retries, which no metric shows while they wait.
+const (
+	retryIntervalMax = 2 * time.Second
+	quietWindow      = 5 * retryIntervalMax
+)
+
+// settle waits until every claim and PV is gone, the backend idle, the
+// sidecar idle (every work queue empty, no item in hand) and the driver's
+// volumes unchanged, all of it for quietWindow on end: a retry waiting in a
+// queue's back-off shows in no metric, so only a quiet that outlasts
+// several of them says that what the driver holds stays.
+func settle(ctx context.Context, t *testing.T, s *framework.Stack, metricsURL string) {
+	t.Helper()
+	var quietSince time.Time
+	var lastVolumes string
+	waitFor(ctx, t, s, fmt.Sprintf("every claim and PV to be gone, the backend and the sidecar idle, for %s", quietWindow), func(ctx context.Context) (bool, error) {
+		volumes, busy, err := sidecarAndBackendBusy(ctx, s, metricsURL)
+		switch {
+		case err != nil || busy != "":
+			quietSince = time.Time{}
+			return false, errors.Join(err, errors.New(busy))
+		case quietSince.IsZero() || volumes != lastVolumes:
+			quietSince, lastVolumes = time.Now(), volumes
+		}
+		return time.Since(quietSince) >= quietWindow, fmt.Errorf("quiet for %s", time.Since(quietSince).Round(time.Second))
+	})
+}
+
+// sidecarAndBackendBusy says what still moves ("" for nothing), and lists
+// the driver's volumes.
+func sidecarAndBackendBusy(ctx context.Context, s *framework.Stack, metricsURL string) (string, string, error) {
+	text, err := framework.Scrape(ctx, metricsURL)
+	if err != nil {
+		return "", "", err
+	}
+	queued, err := framework.MetricSum(text, "workqueue_depth")
+	if err != nil {
+		return "", "", err
+	}
+	working, err := framework.MetricSum(text, "workqueue_unfinished_work_seconds")
+	if err != nil {
+		return "", "", err
+	}
+	claims, err := s.Client().CoreV1().PersistentVolumeClaims("default").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return "", "", err
+	}
+	pvs, err := s.Client().CoreV1().PersistentVolumes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return "", "", err
+	}
+	l, err := readCreateVolumeLog(s)
+	if err != nil {
+		return "", "", err
+	}
+	st, err := s.DriverState()
+	if err != nil {
+		return "", "", err
+	}
+	volumes := fmt.Sprint(backendVolumeIDs(st))
+	if running := l.running(); queued > 0 || working > 0 || len(claims.Items) > 0 || len(pvs.Items) > 0 || len(running) > 0 {
+		return volumes, fmt.Sprintf("%d claim(s), %d PV(s), still creating %v; the sidecar has %v queued and works on some for %vs",
+			len(claims.Items), len(pvs.Items), running, queued, working), nil
+	}
+	return volumes, "", nil
+}
+
+// backendAccount is what the backend holds once settled.
+type backendAccount struct {
+	// leaked are volumes no PV names; every PV is gone once settled.
+	leaked []string
+	// twice are names the backend made more than one volume under.
+	twice []string
+}
+
+func accountBackend(ctx context.Context, t *testing.T, s *framework.Stack) backendAccount {
+	t.Helper()
+	st, err := s.DriverState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := readCreateVolumeLog(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res backendAccount
+	for _, v := range st.Volumes {
+		res.leaked = append(res.leaked, fmt.Sprintf("%s (%s)", v.Name, v.ID))
+	}
+	for name, ids := range backendVolumeIDs(st) {
+		if n := max(len(ids), l.created[name]); n > 1 {
+			res.twice = append(res.twice, fmt.Sprintf("%s: %d volumes", name, n))
+		}
+	}
+	for _, v := range res.leaked {
+		t.Logf("leaked: %s", v)
+	}
+	return res
+}
+
+func (res backendAccount) requireClean(t *testing.T) {
+	t.Helper()
+	for _, v := range res.leaked {
+		t.Errorf("leaked volume %s", v)
+	}
+	for _, v := range res.twice {
+		t.Errorf("volume made twice: %s", v)
+	}
+}
+
+// kubernetes-csi/external-provisioner#311: CreateVolume keeps timing out,
+// the claim is deleted meanwhile, and the backend finishes the volume
+// later. The lib keeps a claim whose call may still run in memory and
+// provisions it even once deleted, so without a restart this path is closed
+// with the gate off too; the gate makes it hold across restarts (#486).
+func TestReportedLeak311TimedOutCreateOfDeletedClaim(t *testing.T) {
+	const timeout = 2 * time.Second
+	leakReproducer{
+		gate:        "ProvisioningProtection",
+		driver:      framework.DriverOptions{CreateDelay: 3 * timeout, CreateOutlivesCaller: true},
+		sidecarArgs: []string{"--timeout=" + timeout.String()},
+		run: func(ctx context.Context, t *testing.T, s *framework.Stack) {
+			pvc := createClaim(ctx, t, s, "default", "slow", "mock")
+			volume := "pvc-" + string(pvc.UID)
+			waitFor(ctx, t, s, "a timed-out CreateVolume", func(context.Context) (bool, error) {
+				// The driver sees its caller give up as either code.
+				n := driverCallsFailed(t, s, "CreateVolume", "Canceled") + driverCallsFailed(t, s, "CreateVolume", "DeadlineExceeded")
+				return n > 0, fmt.Errorf("none yet")
+			})
+			deleteClaim(ctx, t, s, "default", "slow")
+			// The backend finishes the volume after its callers gave up.
+			waitFor(ctx, t, s, "the backend to create "+volume, func(context.Context) (bool, error) {
+				l, err := readCreateVolumeLog(s)
+				return err == nil && l.created[volume] > 0, err
+			})
+		},
+	}.test(t)
+}
+
+// kubernetes-csi/external-provisioner#486, the provisioning-protection
+// KEP's case: the sidecar stops after CreateVolume started, the claim is
+// deleted, the sidecar comes back. Nothing remembers the call without the
+// finalizer.
+func TestReportedLeak486SidecarDownWhileClaimDeleted(t *testing.T) {
+	leakReproducer{
+		gate:             "ProvisioningProtection",
+		leaksWithoutGate: true,
+		driver:           framework.DriverOptions{CreateDelay: 3 * time.Second, CreateOutlivesCaller: true},
+		run: func(ctx context.Context, t *testing.T, s *framework.Stack) {
+			pvc := createClaim(ctx, t, s, "default", "orphaned", "mock")
+			volume := "pvc-" + string(pvc.UID)
+			waitForCreateVolumeReceived(ctx, t, s, volume)
+			if err := s.Sidecar().Kill(); err != nil {
+				t.Fatal(err)
+			}
+			deleteClaim(ctx, t, s, "default", "orphaned")
+			waitForDriverVolumes(ctx, t, s, 1)
+			if err := s.Sidecar().Restart(ctx); err != nil {
+				t.Fatal(err)
+			}
+		},
+	}.test(t)
+}
+
+// kubernetes-csi/external-provisioner#546: a Bound PV is deleted, then its
+// claim. kube-controller-manager's pv-protection lets the PV go as soon as
+// the claim is gone, before the provisioner deleted the volume, unless the
+// provisioner's own PV finalizer (HonorPVReclaimPolicy) holds it.
+func TestReportedLeak546BoundPVDeletedBeforeItsClaim(t *testing.T) {
+	leakReproducer{
+		gate:             "HonorPVReclaimPolicy",
+		leaksWithoutGate: true,
+		run: func(ctx context.Context, t *testing.T, s *framework.Stack) {
+			createClaim(ctx, t, s, "default", "data", "mock")
+			_, pv := waitForClaimBound(ctx, t, s, "default", "data")
+			if err := s.Client().CoreV1().PersistentVolumes().Delete(ctx, pv.Name, metav1.DeleteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			deleteClaim(ctx, t, s, "default", "data")
+		},
+	}.test(t)
+}
+
+// ceph/ceph-csi#4280: many claims created and deleted at once, some before
+// their PV exists, against a slow CreateVolume. Without a restart the lib
+// finishes each call it started, so the gate-off run leaks nothing either;
+// with the sidecar killed on top, this is TestChaosNoLeakNoStuckClaim.
+func TestReportedLeak4280ClaimsDeletedInBulkDuringProvisioning(t *testing.T) {
+	const claims = 20
+	leakReproducer{
+		gate:   "ProvisioningProtection",
+		driver: framework.DriverOptions{CreateDelay: 2 * time.Second, CreateOutlivesCaller: true},
+		run: func(ctx context.Context, t *testing.T, s *framework.Stack) {
+			for i := range claims {
+				createClaim(ctx, t, s, "default", fmt.Sprintf("bulk-%d", i), "mock")
+			}
+			// Half go before any CreateVolume answered, half after some did.
+			for i := range claims / 2 {
+				deleteClaim(ctx, t, s, "default", fmt.Sprintf("bulk-%d", i))
+			}
+			waitFor(ctx, t, s, "a first volume", func(context.Context) (bool, error) {
+				l, err := readCreateVolumeLog(s)
+				return err == nil && len(l.created) > 0, err
+			})
+			for i := claims / 2; i < claims; i++ {
+				deleteClaim(ctx, t, s, "default", fmt.Sprintf("bulk-%d", i))
+			}
+		},
+	}.test(t)
+}
