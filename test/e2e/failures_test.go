@@ -51,10 +51,10 @@ func TestFinalErrorIsReportedAndCreatesNothing(t *testing.T) {
 
 // A CreateVolume slower than --timeout is not a failure of the volume: the
 // sidecar keeps the claim Pending and retries with the same volume name. The
-// backend here keeps creating after its caller gave up, so the first timed-out
-// call leaves a volume behind, and the next retry, answered at once for a
-// volume that exists, gets that volume: in the end exactly one volume and one
-// PV, nothing leaked or duplicated.
+// backend here keeps creating after its caller gave up (and aborts retries
+// meanwhile), so the first timed-out call leaves a volume behind, and the
+// next retry, answered at once for a volume that exists, gets that volume:
+// in the end exactly one volume and one PV, nothing leaked or duplicated.
 func TestTimedOutCreateIsRetriedIntoOneVolume(t *testing.T) {
 	const sidecarTimeout = 2 * time.Second
 	slow := framework.DriverOptions{CreateDelay: 2 * sidecarTimeout, CreateOutlivesCaller: true}
@@ -69,20 +69,28 @@ func TestTimedOutCreateIsRetriedIntoOneVolume(t *testing.T) {
 	createStorageClass(ctx, t, s, "mock")
 	pvc := createClaim(ctx, t, s, "default", "slow", "mock")
 
-	// The sidecar reports each timed-out attempt on the claim; the event
-	// recorder folds repeats into one event with a count.
-	waitFor(ctx, t, s, "two timed-out CreateVolume attempts", func(ctx context.Context) (bool, error) {
+	// The sidecar reports each failed attempt on the claim; the event
+	// recorder folds repeats into one event with a count. The first times
+	// out; a retry while the backend still makes the volume is Aborted by
+	// the driver, as one operation per name runs at a time.
+	waitFor(ctx, t, s, "a timed-out CreateVolume attempt and a retry", func(ctx context.Context) (bool, error) {
 		events, err := claimEvents(ctx, s, "default", "slow")
 		if err != nil {
 			return false, err
 		}
-		attempts := 0
+		timedOut, retried := 0, 0
 		for _, ev := range events {
-			if ev.Type == corev1.EventTypeWarning && ev.Reason == "ProvisioningFailed" && strings.Contains(ev.Message, "DeadlineExceeded") {
-				attempts += max(int(ev.Count), 1)
+			if ev.Type != corev1.EventTypeWarning || ev.Reason != "ProvisioningFailed" {
+				continue
+			}
+			switch {
+			case strings.Contains(ev.Message, "DeadlineExceeded"):
+				timedOut += max(int(ev.Count), 1)
+			case strings.Contains(ev.Message, "Aborted"):
+				retried += max(int(ev.Count), 1)
 			}
 		}
-		return attempts >= 2, fmt.Errorf("%d timed-out attempt(s) reported", attempts)
+		return timedOut >= 1 && timedOut+retried >= 2, fmt.Errorf("%d timed-out and %d aborted attempt(s) reported", timedOut, retried)
 	})
 	// The backend finishes the first call CreateDelay after it started,
 	// whatever became of its caller; the next attempt then finds that volume
