@@ -164,7 +164,7 @@ func (c *Controller) hasVolume(claim *v1.PersistentVolumeClaim) bool {
 }
 
 // markReleased remembers the version of a claim whose finalizer was just
-// removed, until the cache shows the change: a sync of that stale copy must
+// removed: a sync of that stale copy, which the cache may still hold, must
 // not release it again, least of all by asking the driver once more.
 func (c *Controller) markReleased(claim *v1.PersistentVolumeClaim) {
 	c.releasedMu.Lock()
@@ -172,20 +172,21 @@ func (c *Controller) markReleased(claim *v1.PersistentVolumeClaim) {
 	c.released[claim.UID] = claim.ResourceVersion
 }
 
+// alreadyReleased tells whether claim is the copy this controller released.
+// A sync that reads another version has seen the cache move on and forgets
+// the release. Only a sync forgets it: an event handler doing so raced a
+// sync that had read the stale copy just before, which then released the
+// claim again. The queue runs one sync of a claim at a time, and the cache
+// only moves forward, so no later sync reads the released copy again once
+// one has read a newer one. The deletion of the claim forgets it too.
 func (c *Controller) alreadyReleased(claim *v1.PersistentVolumeClaim) bool {
 	c.releasedMu.Lock()
 	defer c.releasedMu.Unlock()
 	rv, ok := c.released[claim.UID]
-	return ok && rv == claim.ResourceVersion
-}
-
-// forgetStaleRelease drops the memory once the cache has moved past it.
-func (c *Controller) forgetStaleRelease(claim *v1.PersistentVolumeClaim) {
-	c.releasedMu.Lock()
-	defer c.releasedMu.Unlock()
-	if rv, ok := c.released[claim.UID]; ok && rv != claim.ResourceVersion {
+	if ok && rv != claim.ResourceVersion {
 		delete(c.released, claim.UID)
 	}
+	return ok && rv == claim.ResourceVersion
 }
 
 // reportForbidden tells on the claim that RBAC refused a write (the error
