@@ -26,6 +26,8 @@ type leakReproducer struct {
 	leaksWithoutGate bool
 	driver           framework.DriverOptions
 	sidecarArgs      []string
+	// snapshots runs the real snapshot-controller and csi-snapshotter.
+	snapshots bool
 	// run drives the path in namespace "default" with the StorageClass
 	// "mock", and deletes every claim it makes.
 	run func(ctx context.Context, t *testing.T, s *framework.Stack)
@@ -38,7 +40,8 @@ func (r leakReproducer) test(t *testing.T) {
 			driver.Verbosity = driverRequestVerbosity
 			httpFlag, metricsURL := metricsEndpoint(t)
 			ctx, s := startStack(t, framework.StackOptions{
-				Driver: driver,
+				Driver:    driver,
+				Snapshots: framework.SnapshotOptions{Enabled: r.snapshots},
 				Sidecar: framework.SidecarOptions{ExtraArgs: append([]string{
 					httpFlag,
 					fmt.Sprintf("--feature-gates=%s=%v", r.gate, on),
@@ -268,6 +271,48 @@ func TestReportedLeak4280ClaimsDeletedInBulkDuringProvisioning(t *testing.T) {
 			for i := claims / 2; i < claims; i++ {
 				deleteClaim(ctx, t, s, "default", fmt.Sprintf("bulk-%d", i))
 			}
+		},
+	}.test(t)
+}
+
+// The restore path of #486: a claim restored from a VolumeSnapshot, the
+// sidecar killed during its CreateVolume, the claim deleted while no
+// sidecar runs. With the gate the restarted sidecar replays the restore
+// (from the snapshot handle recorded on the claim) and deletes the volume.
+func TestReportedLeakRestoreSidecarDownWhileClaimDeleted(t *testing.T) {
+	leakReproducer{
+		gate:             "ProvisioningProtection",
+		leaksWithoutGate: true,
+		snapshots:        true,
+		driver:           framework.DriverOptions{CreateDelay: 3 * time.Second, CreateOutlivesCaller: true},
+		run: func(ctx context.Context, t *testing.T, s *framework.Stack) {
+			createClaim(ctx, t, s, "default", "golden", "mock")
+			waitForClaimBound(ctx, t, s, "default", "golden")
+			if err := s.CreateSnapshot(ctx, "default", "golden-snap", "golden"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.WaitSnapshotReady(ctx, "default", "golden-snap"); err != nil {
+				t.Fatal(err)
+			}
+			pvc := createClaim(ctx, t, s, "default", "restore", "mock", restoredFrom("golden-snap"))
+			volume := "pvc-" + string(pvc.UID)
+			waitForCreateVolumeReceived(ctx, t, s, volume)
+			if err := s.Sidecar().Kill(); err != nil {
+				t.Fatal(err)
+			}
+			deleteClaim(ctx, t, s, "default", "restore")
+			waitFor(ctx, t, s, "the backend to create "+volume, func(context.Context) (bool, error) {
+				l, err := readCreateVolumeLog(s)
+				return err == nil && l.created[volume] > 0, err
+			})
+			if err := s.Sidecar().Restart(ctx); err != nil {
+				t.Fatal(err)
+			}
+			waitForClaimGone(ctx, t, s, "default", "restore")
+			if err := s.SnapshotClient().SnapshotV1().VolumeSnapshots("default").Delete(ctx, "golden-snap", metav1.DeleteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			deleteClaim(ctx, t, s, "default", "golden")
 		},
 	}.test(t)
 }
