@@ -61,9 +61,12 @@ demo: build e2e-tools
 
 .PHONY: e2e local-up
 
+# -p 1: the e2e package and the framework's own tests both start control
+# planes on ports picked free; run side by side, one took a port the other
+# had just picked.
 ## e2e: end-to-end tests of the sidecar and mock driver binaries on the local control plane (builds both first)
 e2e: build e2e-tools
-	BIN_DIR=$(BIN_DIR) CONTROL_PLANE_DIR=$(CONTROL_PLANE_DIR) go test -trimpath -tags e2e -count=1 -timeout 30m ./test/e2e/...
+	BIN_DIR=$(BIN_DIR) CONTROL_PLANE_DIR=$(CONTROL_PLANE_DIR) go test -trimpath -tags e2e -count=1 -p 1 -timeout 30m ./test/e2e/...
 
 # local-up is built and run rather than `go run`, which exits 1 after Ctrl-C
 # even when the program stopped cleanly. Extra flags go in LOCAL_UP_ARGS, e.g.
