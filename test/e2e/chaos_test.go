@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -503,21 +504,11 @@ func (c *chaosRun) delete(cl *chaosClaim) error {
 // left.
 func (c *chaosRun) converge() {
 	err := c.s.WaitFor(c.ctx, convergeTimeout, "every claim and PV to be gone and the backend idle", func(ctx context.Context) (bool, error) {
-		claims, err := c.s.Client().CoreV1().PersistentVolumeClaims(chaosNamespace).List(ctx, metav1.ListOptions{})
+		p, err := readPending(ctx, c.s, chaosNamespace)
 		if err != nil {
 			return false, err
 		}
-		pvs, err := c.s.Client().CoreV1().PersistentVolumes().List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return false, err
-		}
-		l, err := readCreateVolumeLog(c.s)
-		if err != nil {
-			return false, err
-		}
-		running := l.running()
-		return len(claims.Items) == 0 && len(pvs.Items) == 0 && len(running) == 0,
-			fmt.Errorf("%d claim(s), %d PV(s), still creating %v", len(claims.Items), len(pvs.Items), running)
+		return p.none(), errors.New(p.String())
 	})
 	if err != nil {
 		c.t.Logf("not converged: %v", err)
@@ -574,38 +565,16 @@ func (c *chaosRun) account() chaosResult {
 	for _, pvc := range claims.Items {
 		res.stuck = append(res.stuck, fmt.Sprintf("%s (deletionTimestamp %v, finalizers %v, phase %s)", pvc.Name, pvc.DeletionTimestamp, pvc.Finalizers, pvc.Status.Phase))
 	}
-	handles := map[string]bool{}
-	st, err := c.s.DriverState()
-	if err != nil {
-		t.Fatalf("read driver state: %v", err)
-	}
-	inDriver := map[string]bool{}
-	for _, v := range st.Volumes {
-		inDriver[v.ID] = true
-	}
-	for _, pv := range listPVs(c.ctx, t, c.s) {
+	acct := accountBackend(c.ctx, t, c.s)
+	for _, pv := range acct.pvs {
 		res.pvsLeft = append(res.pvsLeft, fmt.Sprintf("%s (phase %s)", pv.Name, pv.Status.Phase))
-		if pv.Spec.CSI == nil {
-			continue
-		}
-		handles[pv.Spec.CSI.VolumeHandle] = true
-		if !inDriver[pv.Spec.CSI.VolumeHandle] {
-			res.pvsWithoutVolume = append(res.pvsWithoutVolume, pv.Name)
-		}
 	}
-	for _, v := range st.Volumes {
-		if !handles[v.ID] {
-			res.leaked = append(res.leaked, fmt.Sprintf("%s (%s; %s)", v.Name, v.ID, describe(v.Name)))
-		}
+	res.pvsWithoutVolume = acct.pvsWithoutVolume
+	for _, v := range acct.leaked {
+		res.leaked = append(res.leaked, fmt.Sprintf("%s (%s; %s)", v.Name, v.ID, describe(v.Name)))
 	}
-	// The driver's state and its log witness each creation independently.
-	l, err := readCreateVolumeLog(c.s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids := backendVolumeIDs(st)
 	for _, cl := range c.claims {
-		if n := max(len(ids[cl.volume]), l.created[cl.volume]); n > 1 {
+		if n := acct.made(cl.volume); n > 1 {
 			res.twice = append(res.twice, fmt.Sprintf("%s: %d volumes (%s)", cl.volume, n, describe(cl.volume)))
 		}
 	}

@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/csi-protect/external-provisioner/pkg/mockdriver"
 	"github.com/csi-protect/external-provisioner/test/e2e/framework"
 )
 
@@ -53,6 +55,9 @@ func (r leakReproducer) test(t *testing.T) {
 			r.run(ctx, t, s)
 			settle(ctx, t, s, metricsURL)
 			res := accountBackend(ctx, t, s)
+			for _, v := range res.leaked {
+				t.Logf("leaked: %s (%s)", v.Name, v.ID)
+			}
 			switch {
 			case on || !r.leaksWithoutGate:
 				res.requireClean(t)
@@ -107,15 +112,7 @@ func sidecarAndBackendBusy(ctx context.Context, s *framework.Stack, metricsURL s
 	if err != nil {
 		return "", "", err
 	}
-	claims, err := s.Client().CoreV1().PersistentVolumeClaims("default").List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return "", "", err
-	}
-	pvs, err := s.Client().CoreV1().PersistentVolumes().List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return "", "", err
-	}
-	l, err := readCreateVolumeLog(s)
+	p, err := readPending(ctx, s, "default")
 	if err != nil {
 		return "", "", err
 	}
@@ -124,53 +121,109 @@ func sidecarAndBackendBusy(ctx context.Context, s *framework.Stack, metricsURL s
 		return "", "", err
 	}
 	volumes := fmt.Sprint(backendVolumeIDs(st))
-	if running := l.running(); queued > 0 || working > 0 || len(claims.Items) > 0 || len(pvs.Items) > 0 || len(running) > 0 {
-		return volumes, fmt.Sprintf("%d claim(s), %d PV(s), still creating %v; the sidecar has %v queued and works on some for %vs",
-			len(claims.Items), len(pvs.Items), running, queued, working), nil
+	if queued > 0 || working > 0 || !p.none() {
+		return volumes, fmt.Sprintf("%s; the sidecar has %v queued and works on some for %vs", p, queued, working), nil
 	}
 	return volumes, "", nil
 }
 
-// backendAccount is what the backend holds once settled.
+// pending is what the cluster and the backend have yet to finish: claims
+// and PVs not gone, CreateVolume calls not answered.
+type pending struct {
+	claims, pvs int
+	creating    []string
+}
+
+func readPending(ctx context.Context, s *framework.Stack, namespace string) (pending, error) {
+	claims, err := s.Client().CoreV1().PersistentVolumeClaims(namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return pending{}, err
+	}
+	pvs, err := s.Client().CoreV1().PersistentVolumes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return pending{}, err
+	}
+	l, err := readCreateVolumeLog(s)
+	if err != nil {
+		return pending{}, err
+	}
+	return pending{claims: len(claims.Items), pvs: len(pvs.Items), creating: l.running()}, nil
+}
+
+func (p pending) none() bool {
+	return p.claims == 0 && p.pvs == 0 && len(p.creating) == 0
+}
+
+func (p pending) String() string {
+	return fmt.Sprintf("%d claim(s), %d PV(s), still creating %v", p.claims, p.pvs, p.creating)
+}
+
+// backendAccount is what the backend holds against the PVs.
 type backendAccount struct {
-	// leaked are volumes no PV names; every PV is gone once settled.
-	leaked []string
-	// twice are names the backend made more than one volume under.
-	twice []string
+	// pvs are the PVs it was held against.
+	pvs []corev1.PersistentVolume
+	// leaked are driver volumes no PV's CSI handle names.
+	leaked []mockdriver.Volume
+	// pvsWithoutVolume are PVs naming a handle the driver does not have.
+	pvsWithoutVolume []string
+	// ids are the IDs the backend held under each name, deleted or not;
+	// created counts the creations in the driver's log.
+	ids     map[string]map[string]bool
+	created map[string]int
 }
 
 func accountBackend(ctx context.Context, t *testing.T, s *framework.Stack) backendAccount {
 	t.Helper()
 	st, err := s.DriverState()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("read driver state: %v", err)
+	}
+	res := backendAccount{pvs: listPVs(ctx, t, s), ids: backendVolumeIDs(st)}
+	inDriver := map[string]bool{}
+	for _, v := range st.Volumes {
+		inDriver[v.ID] = true
+	}
+	handles := map[string]bool{}
+	for _, pv := range res.pvs {
+		if pv.Spec.CSI == nil {
+			continue
+		}
+		handles[pv.Spec.CSI.VolumeHandle] = true
+		if !inDriver[pv.Spec.CSI.VolumeHandle] {
+			res.pvsWithoutVolume = append(res.pvsWithoutVolume, pv.Name)
+		}
+	}
+	for _, v := range st.Volumes {
+		if !handles[v.ID] {
+			res.leaked = append(res.leaked, v)
+		}
 	}
 	l, err := readCreateVolumeLog(s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res backendAccount
-	for _, v := range st.Volumes {
-		res.leaked = append(res.leaked, fmt.Sprintf("%s (%s)", v.Name, v.ID))
-	}
-	for name, ids := range backendVolumeIDs(st) {
-		if n := max(len(ids), l.created[name]); n > 1 {
-			res.twice = append(res.twice, fmt.Sprintf("%s: %d volumes", name, n))
-		}
-	}
-	for _, v := range res.leaked {
-		t.Logf("leaked: %s", v)
-	}
+	res.created = l.created
 	return res
 }
 
+// made is how many volumes the backend made under the name: its state and
+// its log witness each creation independently.
+func (res backendAccount) made(name string) int {
+	return max(len(res.ids[name]), res.created[name])
+}
+
+// requireClean fails the test for a volume left or a name the backend
+// holds or held more than one volume under. settle waited for every PV to
+// be gone, so every volume left is leaked.
 func (res backendAccount) requireClean(t *testing.T) {
 	t.Helper()
 	for _, v := range res.leaked {
-		t.Errorf("leaked volume %s", v)
+		t.Errorf("leaked volume %s (%s)", v.Name, v.ID)
 	}
-	for _, v := range res.twice {
-		t.Errorf("volume made twice: %s", v)
+	for name := range res.ids {
+		if n := res.made(name); n > 1 {
+			t.Errorf("volume made twice: %s: %d volumes", name, n)
+		}
 	}
 }
 
