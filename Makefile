@@ -79,7 +79,7 @@ local-up: build e2e-tools
 # --- benchmark on the same local control plane ---
 BENCH_DIR ?= _output/bench
 
-.PHONY: bench
+.PHONY: bench soak
 
 # BENCH_QUICK=1 is read by the program itself; extra flags go in BENCH_ARGS,
 # e.g. BENCH_ARGS="--runs=5 --keep-work-dirs" or BENCH_ARGS="--suites=memory".
@@ -93,3 +93,12 @@ BENCH_DIR ?= _output/bench
 ## bench: the performance report in $(BENCH_DIR)/report.md with PNG plots: provisioning throughput, latency and API requests per volume (100, 1,000 and 5,000 claims, gate on and off, tuned and default client limits), the sidecar's memory with 10,000 claims and PVs cached, PVC protection against kube-controller-manager's, and Go benchmarks of the hot paths (about 18 minutes on 2 cores; BENCH_QUICK=1: smaller sizes, 1 run, about 2; BASELINE=path: also that upstream binary, every figure as a ratio to it)
 bench: build e2e-tools
 	cd test/bench && BIN_DIR=$(abspath $(BIN_DIR)) CONTROL_PLANE_DIR=$(abspath $(CONTROL_PLANE_DIR)) go run ./cmd/provisioning-bench --out-dir=$(BENCH_DIR) $(if $(BASELINE),--baseline=$(abspath $(BASELINE))) $(BENCH_ARGS)
+
+# --- soak: long churn under faults; not part of CI ---
+SOAK_DIR ?= _output/soak
+SOAK_DURATION ?= 30m
+
+# Extra flags go in SOAK_ARGS, e.g. SOAK_ARGS="--seed=42 --fault-interval=60s".
+## soak: SOAK_DURATION (default 30m) of claim churn (creates, clones, deletes at random moments) against two leader-electing sidecars while sidecar, kube-apiserver and driver SIGKILLs, leader cut-offs and etcd compactions hit on a seeded schedule; report in $(SOAK_DIR)/report.md with plots; fails on any leak, stuck claim or volume made twice
+soak: build e2e-tools
+	cd test/bench && go run ./cmd/soak --out-dir=$(abspath $(SOAK_DIR)) --bin-dir=$(abspath $(BIN_DIR)) --control-plane-dir=$(abspath $(CONTROL_PLANE_DIR)) --duration=$(SOAK_DURATION) $(SOAK_ARGS)

@@ -60,6 +60,7 @@ type Cluster struct {
 
 	etcd, apiserver, kcm *Process
 	ports                []int
+	etcdURL              string
 
 	host       string
 	caPEM      []byte
@@ -130,8 +131,7 @@ func StartCluster(ctx context.Context, opts ClusterOptions) (_ *Cluster, err err
 		return nil, err
 	}
 
-	var etcdURL string
-	c.etcd, etcdURL, err = startEtcd(ctx, etcdOptions{
+	c.etcd, c.etcdURL, err = startEtcd(ctx, etcdOptions{
 		binary:      filepath.Join(opts.BinDir, "etcd"),
 		workDir:     c.workDir,
 		clientPort:  c.ports[0],
@@ -146,7 +146,7 @@ func StartCluster(ctx context.Context, opts ClusterOptions) (_ *Cluster, err err
 		binary:                filepath.Join(opts.BinDir, "kube-apiserver"),
 		workDir:               c.workDir,
 		port:                  c.ports[2],
-		etcdURL:               etcdURL,
+		etcdURL:               c.etcdURL,
 		pki:                   pki,
 		adminToken:            c.adminToken,
 		serviceClusterIPRange: opts.ServiceClusterIPRange,
@@ -219,6 +219,10 @@ func (c *Cluster) WorkDir() string { return c.workDir }
 func (c *Cluster) Etcd() *Process              { return c.etcd }
 func (c *Cluster) APIServer() *Process         { return c.apiserver }
 func (c *Cluster) ControllerManager() *Process { return c.kcm }
+
+// EtcdURL is etcd's client URL (plain HTTP on loopback), e.g. to compact
+// its history behind kube-apiserver's back.
+func (c *Cluster) EtcdURL() string { return c.etcdURL }
 
 // AuditLogPath returns the audit log's path, or "" without
 // ClusterOptions.AuditLog.

@@ -1,0 +1,114 @@
+package soak
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+)
+
+// apiRetryBudget bounds how long a churn call keeps retrying while
+// kube-apiserver is down: far longer than any fault keeps it down.
+const apiRetryBudget = 3 * time.Minute
+
+// retryAPI calls fn until it reports done, retrying every second on
+// errors (kube-apiserver restarting), for at most apiRetryBudget.
+func retryAPI(ctx context.Context, what string, fn func(context.Context) (bool, error)) error {
+	deadline := time.Now().Add(apiRetryBudget)
+	for {
+		done, err := fn(ctx)
+		if done {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s: gave up after %s: %w", what, apiRetryBudget, err)
+		}
+		select {
+		case <-ctx.Done():
+			return errors.Join(ctx.Err(), err)
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+func createStorageClass(ctx context.Context, client kubernetes.Interface, provisioner string) error {
+	reclaim := corev1.PersistentVolumeReclaimDelete
+	binding := storagev1.VolumeBindingImmediate
+	sc := &storagev1.StorageClass{
+		ObjectMeta:        metav1.ObjectMeta{Name: storageClass},
+		Provisioner:       provisioner,
+		ReclaimPolicy:     &reclaim,
+		VolumeBindingMode: &binding,
+	}
+	_, err := client.StorageV1().StorageClasses().Create(ctx, sc, metav1.CreateOptions{})
+	return err
+}
+
+func claimSpec(name string, clone bool) *corev1.PersistentVolumeClaim {
+	class := storageClass
+	pvc := &corev1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+		Spec: corev1.PersistentVolumeClaimSpec{
+			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			StorageClassName: &class,
+			Resources: corev1.VolumeResourceRequirements{
+				Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")},
+			},
+		},
+	}
+	if clone {
+		pvc.Spec.DataSource = &corev1.TypedLocalObjectReference{Kind: "PersistentVolumeClaim", Name: goldenClaim}
+	}
+	return pvc
+}
+
+// createClaim creates the claim, retrying through faults. A create that
+// reached the API before an error is found by name.
+func createClaim(ctx context.Context, client kubernetes.Interface, name string, clone bool) (*corev1.PersistentVolumeClaim, error) {
+	claims := client.CoreV1().PersistentVolumeClaims(namespace)
+	var out *corev1.PersistentVolumeClaim
+	err := retryAPI(ctx, "create claim "+name, func(ctx context.Context) (bool, error) {
+		pvc, err := claims.Create(ctx, claimSpec(name, clone), metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) {
+			pvc, err = claims.Get(ctx, name, metav1.GetOptions{})
+		}
+		out = pvc
+		return err == nil, err
+	})
+	return out, err
+}
+
+// deleteClaim deletes the claim, retrying through faults.
+func deleteClaim(ctx context.Context, client kubernetes.Interface, name string) error {
+	claims := client.CoreV1().PersistentVolumeClaims(namespace)
+	return retryAPI(ctx, "delete claim "+name, func(ctx context.Context) (bool, error) {
+		err := claims.Delete(ctx, name, metav1.DeleteOptions{})
+		return err == nil || apierrors.IsNotFound(err), err
+	})
+}
+
+// waitBound waits until the claim is Bound or timeout passes, and reports
+// which.
+func waitBound(ctx context.Context, client kubernetes.Interface, name string, timeout time.Duration) bool {
+	claims := client.CoreV1().PersistentVolumeClaims(namespace)
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		pvc, err := claims.Get(ctx, name, metav1.GetOptions{})
+		if err == nil && pvc.Status.Phase == corev1.ClaimBound {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+	return false
+}

@@ -1,0 +1,87 @@
+package soak
+
+import (
+	"context"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
+
+	"github.com/csi-protect/external-provisioner/test/e2e/framework"
+)
+
+// Sample is the run at one moment.
+type Sample struct {
+	At       time.Duration   `json:"at"`
+	Replicas []ReplicaSample `json:"replicas"`
+	// APIUp is false when kube-apiserver did not answer; Claims and PVs
+	// are then unknown (-1).
+	APIUp  bool `json:"apiUp"`
+	Claims int  `json:"claims"`
+	PVs    int  `json:"pvs"`
+	// Volumes is what the backend holds; MaxPerName the most volumes it
+	// holds under one name (more than 1 is a volume made twice).
+	Volumes    int `json:"volumes"`
+	MaxPerName int `json:"maxPerName"`
+	// Gone counts the churned claims gone so far.
+	Gone int `json:"gone"`
+}
+
+// sampler takes a Sample every interval until ctx ends.
+type sampler struct {
+	stack      *framework.Stack
+	replicas   []*replica
+	ledger     *ledger
+	stuckAfter time.Duration
+	samples    []Sample
+}
+
+func (s *sampler) run(ctx context.Context, interval time.Duration) []Sample {
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
+	for {
+		s.samples = append(s.samples, s.sample(ctx))
+		select {
+		case <-ctx.Done():
+			return s.samples
+		case <-ticker.C:
+		}
+	}
+}
+
+func (s *sampler) sample(ctx context.Context) Sample {
+	out := Sample{At: s.ledger.since(), Claims: -1, PVs: -1}
+	for _, r := range s.replicas {
+		out.Replicas = append(out.Replicas, sampleReplica(ctx, r))
+	}
+	listCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	claims, err := s.stack.Client().CoreV1().PersistentVolumeClaims(namespace).List(listCtx, metav1.ListOptions{})
+	if err == nil {
+		existing := map[string]bool{}
+		for _, pvc := range claims.Items {
+			existing[pvc.Name] = true
+		}
+		s.ledger.observe(existing, s.stuckAfter)
+		out.APIUp, out.Claims = true, len(claims.Items)
+		if pvs, err := s.stack.Client().CoreV1().PersistentVolumes().List(listCtx, metav1.ListOptions{}); err == nil {
+			out.PVs = len(pvs.Items)
+		}
+	}
+	if st, err := s.stack.DriverState(); err == nil {
+		perName := map[string]int{}
+		for _, v := range st.Volumes {
+			perName[v.Name]++
+			out.MaxPerName = max(out.MaxPerName, perName[v.Name])
+		}
+		out.Volumes = len(st.Volumes)
+	} else {
+		klog.FromContext(ctx).Error(err, "Read the driver's state")
+	}
+	for _, c := range s.ledger.claims() {
+		if c.Gone != 0 {
+			out.Gone++
+		}
+	}
+	return out
+}
