@@ -164,18 +164,5 @@ func leaseHolder(l coordinationv1.Lease) string {
 // logHas reports whether one line of the process's log holds every part.
 func logHas(t *testing.T, p *framework.Process, parts ...string) bool {
 	t.Helper()
-	data, err := os.ReadFile(p.LogFile())
-	if err != nil {
-		t.Fatalf("read log of %s: %v", p.Name(), err)
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		all := true
-		for _, part := range parts {
-			all = all && strings.Contains(line, part)
-		}
-		if all {
-			return true
-		}
-	}
-	return false
+	return countLogLines(t, p, parts...) > 0
 }

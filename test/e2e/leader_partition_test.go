@@ -16,11 +16,12 @@ import (
 	"github.com/csi-protect/external-provisioner/test/e2e/framework"
 )
 
-// proxiedKubeconfig writes a copy of the admin kubeconfig whose server is
-// the proxy.
-func proxiedKubeconfig(t *testing.T, s *framework.Stack, proxy *framework.TCPProxy) string {
+// kubeconfigVia writes a copy of the kubeconfig at source whose server is
+// host (host:port) instead, as name in the stack's work dir: a client
+// with the same credentials, through a proxy.
+func kubeconfigVia(t *testing.T, s *framework.Stack, source, host, name string) string {
 	t.Helper()
-	cfg, err := clientcmd.LoadFromFile(s.Cluster().Kubeconfig())
+	cfg, err := clientcmd.LoadFromFile(source)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,10 +30,10 @@ func proxiedKubeconfig(t *testing.T, s *framework.Stack, proxy *framework.TCPPro
 		if err != nil {
 			t.Fatal(err)
 		}
-		u.Host = proxy.Addr()
+		u.Host = host
 		cluster.Server = u.String()
 	}
-	path := filepath.Join(s.WorkDir(), "proxied.kubeconfig")
+	path := filepath.Join(s.WorkDir(), name)
 	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestPartitionedLeaderStopsBeforeTheNextLeaderProvisions(t *testing.T) {
 		AsAdmin: true, LeaderElection: &le,
 		// $KUBECONFIG wins over --kubeconfig, as upstream's; the last
 		// value of a variable wins.
-		Env: []string{"KUBECONFIG=" + proxiedKubeconfig(t, s, proxy)},
+		Env: []string{"KUBECONFIG=" + kubeconfigVia(t, s, s.Cluster().Kubeconfig(), proxy.Addr(), "proxied.kubeconfig")},
 	})
 	if err != nil {
 		t.Fatal(err)

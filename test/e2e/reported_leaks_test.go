@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -24,12 +25,18 @@ type leakReproducer struct {
 	// gate closes the path.
 	gate string
 	// leaksWithoutGate says whether the path leaks with the gate off; a
-	// path the lib already closes in memory does not.
+	// path the lib already closes in memory does not. twiceWithoutGate
+	// says the path makes a volume twice with the gate off.
 	leaksWithoutGate bool
+	twiceWithoutGate bool
 	driver           framework.DriverOptions
 	sidecarArgs      []string
 	// snapshots runs the real snapshot-controller and csi-snapshotter.
 	snapshots bool
+	// sidecarEnv, if set, runs once the control plane is up and returns
+	// the sidecar's environment (a KUBECONFIG through a proxy of the
+	// run's, say); the sidecar starts after it.
+	sidecarEnv func(ctx context.Context, t *testing.T, s *framework.Stack) []string
 	// run drives the path in namespace "default" with the StorageClass
 	// "mock", and deletes every claim it makes.
 	run func(ctx context.Context, t *testing.T, s *framework.Stack)
@@ -41,16 +48,23 @@ func (r leakReproducer) test(t *testing.T) {
 			driver := r.driver
 			driver.Verbosity = driverRequestVerbosity
 			httpFlag, metricsURL := metricsEndpoint(t)
+			sidecar := framework.SidecarOptions{Deferred: r.sidecarEnv != nil, ExtraArgs: append([]string{
+				httpFlag,
+				fmt.Sprintf("--feature-gates=%s=%v", r.gate, on),
+				// Retries every few seconds rather than after minutes.
+				"--retry-interval-max=" + retryIntervalMax.String(),
+			}, r.sidecarArgs...)}
 			ctx, s := startStack(t, framework.StackOptions{
 				Driver:    driver,
 				Snapshots: framework.SnapshotOptions{Enabled: r.snapshots},
-				Sidecar: framework.SidecarOptions{ExtraArgs: append([]string{
-					httpFlag,
-					fmt.Sprintf("--feature-gates=%s=%v", r.gate, on),
-					// Retries every few seconds rather than after minutes.
-					"--retry-interval-max=" + retryIntervalMax.String(),
-				}, r.sidecarArgs...)},
+				Sidecar:   sidecar,
 			})
+			if r.sidecarEnv != nil {
+				sidecar.Deferred, sidecar.Env = false, r.sidecarEnv(ctx, t, s)
+				if _, err := s.StartSidecar(ctx, sidecar); err != nil {
+					t.Fatal(err)
+				}
+			}
 			createStorageClass(ctx, t, s, "mock")
 			r.run(ctx, t, s)
 			settle(ctx, t, s, metricsURL)
@@ -58,11 +72,16 @@ func (r leakReproducer) test(t *testing.T) {
 			for _, v := range res.leaked {
 				t.Logf("leaked: %s (%s)", v.Name, v.ID)
 			}
+			for _, name := range res.twice() {
+				t.Logf("made twice: %s (%d volumes)", name, res.made(name))
+			}
 			switch {
-			case on || !r.leaksWithoutGate:
+			case on || !r.leaksWithoutGate && !r.twiceWithoutGate:
 				res.requireClean(t)
-			case len(res.leaked) == 0:
+			case r.leaksWithoutGate && len(res.leaked) == 0:
 				t.Errorf("with %s off the path leaks, but the test saw no leaked volume: it cannot tell", r.gate)
+			case r.twiceWithoutGate && len(res.twice()) == 0:
+				t.Errorf("with %s off the path makes a volume twice, but the test saw none made twice: it cannot tell", r.gate)
 			}
 		})
 	}
@@ -220,11 +239,22 @@ func (res backendAccount) requireClean(t *testing.T) {
 	for _, v := range res.leaked {
 		t.Errorf("leaked volume %s (%s)", v.Name, v.ID)
 	}
+	for _, name := range res.twice() {
+		t.Errorf("volume made twice: %s: %d volumes", name, res.made(name))
+	}
+}
+
+// twice lists the names the backend holds or held more than one volume
+// under.
+func (res backendAccount) twice() []string {
+	var names []string
 	for name := range res.ids {
-		if n := res.made(name); n > 1 {
-			t.Errorf("volume made twice: %s: %d volumes", name, n)
+		if res.made(name) > 1 {
+			names = append(names, name)
 		}
 	}
+	slices.Sort(names)
+	return names
 }
 
 // kubernetes-csi/external-provisioner#311: CreateVolume keeps timing out,

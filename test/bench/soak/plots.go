@@ -35,6 +35,9 @@ func drawPlots(res *Result, dir string) ([]Plot, error) {
 		{"rss.png", "csi-provisioner resident memory (a gap is a restart)", "MiB", func(p *plot.Plot) error {
 			return addReplicaLines(p, res.Samples, func(r ReplicaSample) float64 { return float64(r.RSSBytes) / (1 << 20) })
 		}},
+		{"heap.png", "csi-provisioner Go heap in use (a gap is a restart)", "MiB", func(p *plot.Plot) error {
+			return addReplicaLines(p, res.Samples, func(r ReplicaSample) float64 { return r.HeapInuse / (1 << 20) })
+		}},
 		{"goroutines.png", "csi-provisioner goroutines (a gap is a restart)", "goroutines", func(p *plot.Plot) error {
 			return addReplicaLines(p, res.Samples, func(r ReplicaSample) float64 { return r.Goroutines })
 		}},

@@ -5,8 +5,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/csi-protect/external-provisioner/test/e2e/framework"
@@ -21,8 +24,11 @@ type ReplicaSample struct {
 	Pid int `json:"pid"`
 	// Up is false while the process is down or not answering; the
 	// figures below are then zero.
-	Up         bool    `json:"up"`
-	RSSBytes   int64   `json:"rssBytes"`
+	Up       bool  `json:"up"`
+	RSSBytes int64 `json:"rssBytes"`
+	// HeapInuse is the Go heap in use: what RSS grows with when
+	// something is kept, without the runtime's slack.
+	HeapInuse  float64 `json:"heapInuse"`
 	Goroutines float64 `json:"goroutines"`
 	Leader     bool    `json:"leader"`
 	// Orphaned is the orphan audit's gauge, which only the leader sets.
@@ -44,6 +50,7 @@ func sampleReplica(ctx context.Context, r *replica) ReplicaSample {
 	}
 	s := ReplicaSample{Pid: pid, Up: true, RSSBytes: rss}
 	s.Goroutines, _ = framework.MetricSum(text, "go_goroutines")
+	s.HeapInuse, _ = framework.MetricSum(text, "go_memstats_heap_inuse_bytes")
 	leading, _ := framework.MetricSum(text, "leader_election_master_status")
 	s.Leader = leading > 0
 	s.Orphaned, _ = framework.MetricSum(text, "csi_provisioner_orphan_audit_orphaned_volumes")
@@ -84,4 +91,29 @@ func parseVmRSS(status []byte) (int64, error) {
 		}
 	}
 	return 0, fmt.Errorf("no VmRSS line in kB")
+}
+
+// saveHeapProfile writes the replica's heap profile, taken after a GC, to
+// path, for `go tool pprof -diff_base` between two moments.
+func saveHeapProfile(ctx context.Context, r *replica, path string) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	url := strings.TrimSuffix(r.metricsURL, "/metrics") + "/debug/pprof/heap?gc=1"
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
 }

@@ -46,9 +46,10 @@ func reportMarkdown(res *Result, plots []Plot) string {
 	fmt.Fprintf(&b, "| PVs left at the end | %d |\n", len(a.PVsLeft))
 	fmt.Fprintf(&b, "| volumes made twice (one name, two backend volumes) | %d |\n", len(a.Twice))
 	fmt.Fprintf(&b, "| orphan audit's highest report during the run | %.0f |\n", a.OrphanedMax)
-	rss, gor := trendSummary(incarnations(res.Samples))
-	fmt.Fprintf(&b, "| resident memory trend (incarnations of %s or more after a %s warm-up) | %s |\n", minTrendSpan, warmUp, rss)
-	fmt.Fprintf(&b, "| goroutine trend (same) | %s |\n\n", gor)
+	rss, heap, gor := trendSummary(phases(res.Samples))
+	fmt.Fprintf(&b, "| leader's resident memory trend (phases of %s or more after a %s warm-up) | %s |\n", minTrendSpan, warmUp, rss)
+	fmt.Fprintf(&b, "| leader's Go heap in use trend (same) | %s |\n", heap)
+	fmt.Fprintf(&b, "| leader's goroutine trend (same) | %s |\n\n", gor)
 	for _, list := range []struct {
 		title string
 		items []string
@@ -128,45 +129,58 @@ func writeFaults(b *strings.Builder, res *Result) {
 }
 
 func writeMemory(b *strings.Builder, res *Result, plots []Plot) {
-	fmt.Fprintf(b, "## Memory and goroutines\n\nEach replica's process between two restarts, sampled every %s; the trend is a least-squares fit over the samples after the first %s.\n\n", res.Options.SampleInterval, warmUp)
-	fmt.Fprintf(b, "| replica | pid | from | to | RSS (MiB) first → last | RSS trend (MiB/h) | goroutines first → last | goroutine trend (/h) |\n|---|---|---|---|---|---|---|---|\n")
-	for _, inc := range incarnations(res.Samples) {
-		if !inc.Trend {
+	fmt.Fprintf(b, "## Memory and goroutines\n\nEach replica's process in one role (leader or standby) between two changes, sampled every %s; the trend is a least-squares fit over the samples after the phase's first %s. The Go heap in use is what grows when something is kept; RSS adds the runtime's slack. The leader's heap profile is saved every %s in `profiles/` (`go tool pprof -top -diff_base=<earlier> <later>`).\n\n", res.Options.SampleInterval, warmUp, profileEvery)
+	fmt.Fprintf(b, "| replica | pid | role | from | to | RSS (MiB) first → last | RSS trend (MiB/h) | heap in use (MiB) first → last | heap trend (MiB/h) | goroutines first → last | goroutine trend (/h) |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, p := range phases(res.Samples) {
+		if !p.Trend {
 			continue
 		}
-		fmt.Fprintf(b, "| %d | %d | %s | %s | %.1f → %.1f | %+.1f | %.0f → %.0f | %+.1f |\n", inc.Replica, inc.Pid, inc.From.Round(time.Second), inc.To.Round(time.Second),
-			mib(inc.RSSFirst), mib(inc.RSSLast), inc.RSSSlopePerHour/(1<<20), inc.GoroutinesFirst, inc.GoroutinesLast, inc.GoroutinesSlopePerHour)
+		fmt.Fprintf(b, "| %d | %d | %s | %s | %s | %.1f → %.1f | %+.1f | %.1f → %.1f | %+.1f | %.0f → %.0f | %+.1f |\n", p.Replica, p.Pid, role(p.Leader), p.From.Round(time.Second), p.To.Round(time.Second),
+			mib(float64(p.RSSFirst)), mib(float64(p.RSSLast)), mib(p.RSSSlopePerHour), mib(p.HeapFirst), mib(p.HeapLast), mib(p.HeapSlopePerHour),
+			p.GoroutinesFirst, p.GoroutinesLast, p.GoroutinesSlopePerHour)
 	}
-	fmt.Fprintf(b, "\nShorter incarnations are in result.json and the plots.\n\n")
+	fmt.Fprintf(b, "\nShorter phases are in result.json and the plots.\n\n")
 	for _, p := range plots {
 		fmt.Fprintf(b, "![%s](%s)\n\n", p.Title, p.File)
 	}
 }
 
-// trendSummary says the steepest RSS and goroutine trends of the
-// incarnations long enough to have one.
-func trendSummary(incs []Incarnation) (rss, goroutines string) {
+func role(leader bool) string {
+	if leader {
+		return "leader"
+	}
+	return "standby"
+}
+
+// trendSummary says the steepest RSS, heap and goroutine trends of the
+// leader phases long enough to have one: the standby only watches.
+func trendSummary(all []Phase) (rss, heap, goroutines string) {
 	n := 0
-	var maxRSS, maxG float64
-	for _, inc := range incs {
-		if !inc.Trend {
+	var maxRSS, maxHeap, maxG float64
+	for _, p := range all {
+		if !p.Trend || !p.Leader {
 			continue
 		}
 		n++
-		if abs(inc.RSSSlopePerHour) > abs(maxRSS) {
-			maxRSS = inc.RSSSlopePerHour
-		}
-		if abs(inc.GoroutinesSlopePerHour) > abs(maxG) {
-			maxG = inc.GoroutinesSlopePerHour
-		}
+		maxRSS = steeper(maxRSS, p.RSSSlopePerHour)
+		maxHeap = steeper(maxHeap, p.HeapSlopePerHour)
+		maxG = steeper(maxG, p.GoroutinesSlopePerHour)
 	}
 	if n == 0 {
-		return "no incarnation long enough", "no incarnation long enough"
+		none := "no leader phase long enough"
+		return none, none, none
 	}
-	return fmt.Sprintf("steepest of %d: %+.1f MiB/h", n, maxRSS/(1<<20)), fmt.Sprintf("steepest of %d: %+.1f goroutines/h", n, maxG)
+	return fmt.Sprintf("steepest of %d: %+.1f MiB/h", n, mib(maxRSS)), fmt.Sprintf("steepest of %d: %+.1f MiB/h", n, mib(maxHeap)), fmt.Sprintf("steepest of %d: %+.1f goroutines/h", n, maxG)
 }
 
-func mib(b int64) float64 { return float64(b) / (1 << 20) }
+func steeper(a, b float64) float64 {
+	if abs(b) > abs(a) {
+		return b
+	}
+	return a
+}
+
+func mib(b float64) float64 { return b / (1 << 20) }
 
 func abs(x float64) float64 {
 	if x < 0 {

@@ -47,7 +47,7 @@ func TestReportNamesWhatLeakedAndDrawsItsPlots(t *testing.T) {
 			t.Errorf("report.md lacks %q:\n%s", want, md)
 		}
 	}
-	for _, png := range []string{"rss.png", "goroutines.png", "claims.png"} {
+	for _, png := range []string{"rss.png", "heap.png", "goroutines.png", "claims.png"} {
 		if !strings.Contains(string(md), "("+png+")") {
 			t.Errorf("report.md does not link %s", png)
 		}

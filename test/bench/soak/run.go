@@ -79,7 +79,14 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, fmt.Errorf("the clones' source %s was not bound within %s", goldenClaim, boundWait)
 	}
 	led := &ledger{start: res.Started}
-	smp := &sampler{stack: s, replicas: reps, ledger: led, stuckAfter: o.StuckAfter}
+	profiles := filepath.Join(o.OutDir, "profiles")
+	if err := os.RemoveAll(profiles); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(profiles, 0o755); err != nil {
+		return nil, err
+	}
+	smp := &sampler{stack: s, replicas: reps, ledger: led, stuckAfter: o.StuckAfter, profileDir: profiles}
 	sampleCtx, stopSampling := context.WithCancel(ctx)
 	defer stopSampling()
 	var background sync.WaitGroup

@@ -2,6 +2,8 @@ package soak
 
 import (
 	"context"
+	"fmt"
+	"path/filepath"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,13 +29,19 @@ type Sample struct {
 	Gone int `json:"gone"`
 }
 
-// sampler takes a Sample every interval until ctx ends.
+// profileEvery is how often the leader's heap profile is saved.
+const profileEvery = 5 * time.Minute
+
+// sampler takes a Sample every interval until ctx ends, and saves the
+// leader's heap profile every profileEvery into profileDir.
 type sampler struct {
-	stack      *framework.Stack
-	replicas   []*replica
-	ledger     *ledger
-	stuckAfter time.Duration
-	samples    []Sample
+	stack       *framework.Stack
+	replicas    []*replica
+	ledger      *ledger
+	stuckAfter  time.Duration
+	profileDir  string
+	samples     []Sample
+	lastProfile time.Duration
 }
 
 func (s *sampler) run(ctx context.Context, interval time.Duration) []Sample {
@@ -51,8 +59,16 @@ func (s *sampler) run(ctx context.Context, interval time.Duration) []Sample {
 
 func (s *sampler) sample(ctx context.Context) Sample {
 	out := Sample{At: s.ledger.since(), Claims: -1, PVs: -1}
-	for _, r := range s.replicas {
-		out.Replicas = append(out.Replicas, sampleReplica(ctx, r))
+	for i, r := range s.replicas {
+		rs := sampleReplica(ctx, r)
+		out.Replicas = append(out.Replicas, rs)
+		if rs.Leader && out.At-s.lastProfile >= profileEvery {
+			s.lastProfile = out.At
+			path := filepath.Join(s.profileDir, fmt.Sprintf("heap-replica%d-pid%d-%s.pb.gz", i, rs.Pid, out.At.Round(time.Second)))
+			if err := saveHeapProfile(ctx, r, path); err != nil {
+				klog.FromContext(ctx).Error(err, "Save the leader's heap profile")
+			}
+		}
 	}
 	listCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()

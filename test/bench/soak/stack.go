@@ -81,6 +81,9 @@ func startReplicas(ctx context.Context, s *framework.Stack) ([]*replica, error) 
 			LeaderElection: &framework.LeaderElectionOptions{},
 			ExtraArgs: []string{
 				fmt.Sprintf("--http-endpoint=127.0.0.1:%d", port),
+				// Heap profiles of the leader, to tell a leak from a
+				// cache filling up.
+				"--enable-pprof",
 				"--retry-interval-max=" + retryIntervalMax.String(),
 				// The audit reports what the churn leaves unaccounted
 				// for while it runs, not only at the end.

@@ -62,13 +62,16 @@ type Cluster struct {
 	ports                []int
 	etcdURL              string
 
-	host       string
-	caPEM      []byte
-	adminToken string
-	kubeconfig string
-	auditLog   string
-	restConfig *rest.Config
-	client     kubernetes.Interface
+	host  string
+	caPEM []byte
+	// servingCert and servingKey are kube-apiserver's, which a proxy in
+	// front of it presents so that its clients' kubeconfigs still verify.
+	servingCert, servingKey string
+	adminToken              string
+	kubeconfig              string
+	auditLog                string
+	restConfig              *rest.Config
+	client                  kubernetes.Interface
 
 	stopOnce sync.Once
 	stopErr  error
@@ -123,6 +126,7 @@ func StartCluster(ctx context.Context, opts ClusterOptions) (_ *Cluster, err err
 		return nil, fmt.Errorf("create credentials: %w", err)
 	}
 	c.caPEM = pki.caPEM
+	c.servingCert, c.servingKey = pki.servingCert, pki.servingKey
 	if c.adminToken, err = randomToken(32); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,102 @@
+package soak
+
+import (
+	"time"
+)
+
+const (
+	// warmUp of each phase is left out of its trend: caches fill and
+	// informers list then, and a new leader starts its controllers.
+	warmUp = 2 * time.Minute
+	// minTrendSpan is the shortest span after warm-up worth a trend.
+	minTrendSpan = 5 * time.Minute
+)
+
+// Phase is one replica's process in one role (leader or standby) between
+// two changes, as sampled: a restart, or a standby taking the lead, starts
+// a new one.
+type Phase struct {
+	Replica int           `json:"replica"`
+	Pid     int           `json:"pid"`
+	Leader  bool          `json:"leader"`
+	From    time.Duration `json:"from"`
+	To      time.Duration `json:"to"`
+	// Trend says the phase lasted long enough after its warm-up for the
+	// figures below: the first and last sample after warm-up, and the
+	// least-squares slope per hour over them.
+	Trend                           bool    `json:"trend"`
+	RSSFirst, RSSLast               int64   `json:"-"`
+	RSSSlopePerHour                 float64 `json:"rssSlopePerHour"`
+	HeapFirst, HeapLast             float64 `json:"-"`
+	HeapSlopePerHour                float64 `json:"heapSlopePerHour"`
+	GoroutinesFirst, GoroutinesLast float64 `json:"-"`
+	GoroutinesSlopePerHour          float64 `json:"goroutinesSlopePerHour"`
+}
+
+// phases splits each replica's samples at its restarts and role changes.
+func phases(samples []Sample) []Phase {
+	type series struct {
+		phase           Phase
+		t, rss, heap, g []float64
+	}
+	var out []Phase
+	flush := func(s *series) {
+		if s == nil {
+			return
+		}
+		if n := len(s.t); n >= 2 && time.Duration((s.t[n-1]-s.t[0])*float64(time.Hour)) >= minTrendSpan {
+			p := &s.phase
+			p.Trend = true
+			p.RSSFirst, p.RSSLast = int64(s.rss[0]), int64(s.rss[n-1])
+			p.HeapFirst, p.HeapLast = s.heap[0], s.heap[n-1]
+			p.GoroutinesFirst, p.GoroutinesLast = s.g[0], s.g[n-1]
+			p.RSSSlopePerHour = slope(s.t, s.rss)
+			p.HeapSlopePerHour = slope(s.t, s.heap)
+			p.GoroutinesSlopePerHour = slope(s.t, s.g)
+		}
+		out = append(out, s.phase)
+	}
+	replicas := 0
+	for _, smp := range samples {
+		replicas = max(replicas, len(smp.Replicas))
+	}
+	for i := range replicas {
+		var cur *series
+		for _, smp := range samples {
+			if i >= len(smp.Replicas) || !smp.Replicas[i].Up {
+				continue
+			}
+			r := smp.Replicas[i]
+			if cur == nil || cur.phase.Pid != r.Pid || cur.phase.Leader != r.Leader {
+				flush(cur)
+				cur = &series{phase: Phase{Replica: i, Pid: r.Pid, Leader: r.Leader, From: smp.At}}
+			}
+			cur.phase.To = smp.At
+			if smp.At-cur.phase.From >= warmUp {
+				cur.t = append(cur.t, smp.At.Hours())
+				cur.rss = append(cur.rss, float64(r.RSSBytes))
+				cur.heap = append(cur.heap, r.HeapInuse)
+				cur.g = append(cur.g, r.Goroutines)
+			}
+		}
+		flush(cur)
+	}
+	return out
+}
+
+// slope is the least-squares slope of y over x.
+func slope(x, y []float64) float64 {
+	n := float64(len(x))
+	var sx, sy, sxx, sxy float64
+	for i := range x {
+		sx += x[i]
+		sy += y[i]
+		sxx += x[i] * x[i]
+		sxy += x[i] * y[i]
+	}
+	d := n*sxx - sx*sx
+	if d == 0 {
+		return 0
+	}
+	return (n*sxy - sx*sy) / d
+}

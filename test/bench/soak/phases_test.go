@@ -1,0 +1,55 @@
+package soak
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+func TestSlopeOfALineIsItsGradient(t *testing.T) {
+	x := []float64{0, 1, 2, 3}
+	y := []float64{5, 7, 9, 11}
+	if got := slope(x, y); math.Abs(got-2) > 1e-9 {
+		t.Errorf("slope = %v, want 2", got)
+	}
+}
+
+// A restart (a new pid) and a standby taking the lead each start a new
+// phase, a replica that is down is skipped, and only a phase long enough
+// after its warm-up gets a trend, computed without the warm-up's samples.
+func TestPhasesSplitAtRestartsAndTakeoversAndTrendAfterWarmUp(t *testing.T) {
+	var samples []Sample
+	for m := 0; m <= 16; m++ {
+		r := ReplicaSample{Pid: 100, Up: true, RSSBytes: int64(1000 + 60*m), HeapInuse: 500, Goroutines: 50}
+		switch {
+		case m < 2:
+			// The warm-up's spike must not count.
+			r.RSSBytes = 9000
+		case m == 10:
+			r = ReplicaSample{}
+		case m > 10 && m <= 12:
+			r = ReplicaSample{Pid: 200, Up: true, RSSBytes: 500, Goroutines: 40}
+		case m > 12:
+			r = ReplicaSample{Pid: 200, Up: true, Leader: true, RSSBytes: 700, Goroutines: 300}
+		}
+		samples = append(samples, Sample{At: time.Duration(m) * time.Minute, Replicas: []ReplicaSample{r}})
+	}
+	got := phases(samples)
+	if len(got) != 3 {
+		t.Fatalf("got %d phases, want 3: %+v", len(got), got)
+	}
+	first := got[0]
+	if first.Pid != 100 || first.From != 0 || first.To != 9*time.Minute || !first.Trend {
+		t.Errorf("first phase %+v, want pid 100 from 0 to 9m with a trend", first)
+	}
+	// 60 bytes a minute is 3600 an hour.
+	if math.Abs(first.RSSSlopePerHour-3600) > 1e-6 || math.Abs(first.GoroutinesSlopePerHour) > 1e-6 || math.Abs(first.HeapSlopePerHour) > 1e-6 {
+		t.Errorf("first phase slopes %v B/h, %v heap B/h and %v goroutines/h, want 3600, 0 and 0", first.RSSSlopePerHour, first.HeapSlopePerHour, first.GoroutinesSlopePerHour)
+	}
+	if first.RSSFirst != 1120 || first.RSSLast != 1540 {
+		t.Errorf("first phase RSS %d→%d, want 1120→1540 (after warm-up)", first.RSSFirst, first.RSSLast)
+	}
+	if standby, leader := got[1], got[2]; standby.Pid != 200 || standby.Leader || !leader.Leader || leader.From != 13*time.Minute || standby.Trend || leader.Trend {
+		t.Errorf("after the restart %+v then %+v, want pid 200 as standby, then as leader from 13m, both too short for a trend", standby, leader)
+	}
+}
