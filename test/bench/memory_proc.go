@@ -28,6 +28,12 @@ type procMemory struct {
 	RSSFile int64 `json:"rssFile"`
 }
 
+// ResidentBytes is a process's resident set (VmRSS).
+func ResidentBytes(pid int) (int64, error) {
+	m, err := readProcMemory(pid)
+	return m.RSS, err
+}
+
 func readProcMemory(pid int) (procMemory, error) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
@@ -249,8 +255,8 @@ func waitQuiet(ctx context.Context, s *framework.Stack, timeout time.Duration, w
 	return since, err
 }
 
-// saveHeapProfile writes the Go heap profile served at url to path.
-func saveHeapProfile(ctx context.Context, url, path string) error {
+// SaveHeapProfile writes the Go heap profile served at url to path.
+func SaveHeapProfile(ctx context.Context, url, path string) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return err

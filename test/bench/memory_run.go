@@ -56,7 +56,7 @@ func (m *memoryBench) runSidecar(ctx context.Context, v Variant, run, order int)
 	defer func() {
 		if m.opts.HeapProfileDir != "" {
 			url := fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/heap", port)
-			if err := saveHeapProfile(ctx, url, filepath.Join(m.opts.HeapProfileDir, fmt.Sprintf("heap-%02d.pb.gz", order))); err != nil {
+			if err := SaveHeapProfile(ctx, url, filepath.Join(m.opts.HeapProfileDir, fmt.Sprintf("heap-%02d.pb.gz", order))); err != nil {
 				problem("heap profile: %v", err)
 			}
 		}

@@ -1,17 +1,11 @@
 package soak
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"fmt"
-	"io"
-	"net/http"
-	"os"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/csi-protect/external-provisioner/test/bench"
 	"github.com/csi-protect/external-provisioner/test/e2e/framework"
 )
 
@@ -40,7 +34,7 @@ func sampleReplica(ctx context.Context, r *replica) ReplicaSample {
 		return ReplicaSample{}
 	}
 	pid := r.proc.Pid()
-	rss, err := readRSS(pid)
+	rss, err := bench.ResidentBytes(pid)
 	if err != nil {
 		return ReplicaSample{Pid: pid}
 	}
@@ -72,48 +66,10 @@ func scrape(ctx context.Context, r *replica) ([]byte, error) {
 	return framework.Scrape(ctx, r.metricsURL)
 }
 
-// readRSS is the resident set of a process, from /proc/<pid>/status.
-func readRSS(pid int) (int64, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	return parseVmRSS(data)
-}
-
-func parseVmRSS(status []byte) (int64, error) {
-	sc := bufio.NewScanner(bytes.NewReader(status))
-	for sc.Scan() {
-		fields := bytes.Fields(sc.Bytes())
-		if len(fields) == 3 && string(fields[0]) == "VmRSS:" && string(fields[2]) == "kB" {
-			kb, err := strconv.ParseInt(string(fields[1]), 10, 64)
-			return kb * 1024, err
-		}
-	}
-	return 0, fmt.Errorf("no VmRSS line in kB")
-}
-
-// saveHeapProfile writes the replica's heap profile, taken after a GC, to
-// path, for `go tool pprof -diff_base` between two moments.
+// saveHeapProfile saves the replica's heap profile, taken after a GC, for
+// `go tool pprof -diff_base` between two moments.
 func saveHeapProfile(ctx context.Context, r *replica, path string) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	url := strings.TrimSuffix(r.metricsURL, "/metrics") + "/debug/pprof/heap?gc=1"
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: %s", url, resp.Status)
-	}
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, data, 0o644)
+	return bench.SaveHeapProfile(ctx, strings.TrimSuffix(r.metricsURL, "/metrics")+"/debug/pprof/heap?gc=1", path)
 }
