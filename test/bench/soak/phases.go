@@ -7,9 +7,9 @@ import (
 const (
 	// warmUp of each phase is left out of its trend: caches fill and
 	// informers list then, and a new leader starts its controllers.
-	warmUp = 2 * time.Minute
+	warmUp = time.Minute
 	// minTrendSpan is the shortest span after warm-up worth a trend.
-	minTrendSpan = 5 * time.Minute
+	minTrendSpan = 4 * time.Minute
 )
 
 // Phase is one replica's process in one role (leader or standby) between
@@ -31,6 +31,9 @@ type Phase struct {
 	HeapSlopePerHour                float64 `json:"heapSlopePerHour"`
 	GoroutinesFirst, GoroutinesLast float64 `json:"-"`
 	GoroutinesSlopePerHour          float64 `json:"goroutinesSlopePerHour"`
+	// LiveHeaps are the phase's live heap readings after warm-up (see
+	// ReplicaSample.LiveHeap), in order.
+	LiveHeaps []float64 `json:"liveHeaps,omitempty"`
 }
 
 // phases splits each replica's samples at its restarts and role changes.
@@ -73,6 +76,9 @@ func phases(samples []Sample) []Phase {
 			}
 			cur.phase.To = smp.At
 			if smp.At-cur.phase.From >= warmUp {
+				if r.LiveHeap > 0 {
+					cur.phase.LiveHeaps = append(cur.phase.LiveHeaps, r.LiveHeap)
+				}
 				cur.t = append(cur.t, smp.At.Hours())
 				cur.rss = append(cur.rss, float64(r.RSSBytes))
 				cur.heap = append(cur.heap, r.HeapInuse)

@@ -2,6 +2,7 @@ package soak
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 )
@@ -21,8 +22,11 @@ func TestPhasesSplitAtRestartsAndTakeoversAndTrendAfterWarmUp(t *testing.T) {
 	var samples []Sample
 	for m := 0; m <= 16; m++ {
 		r := ReplicaSample{Pid: 100, Up: true, RSSBytes: int64(1000 + 60*m), HeapInuse: 500, Goroutines: 50}
+		if m%4 == 0 {
+			r.LiveHeap = float64(100 + m)
+		}
 		switch {
-		case m < 2:
+		case m == 0:
 			// The warm-up's spike must not count.
 			r.RSSBytes = 9000
 		case m == 10:
@@ -46,8 +50,11 @@ func TestPhasesSplitAtRestartsAndTakeoversAndTrendAfterWarmUp(t *testing.T) {
 	if math.Abs(first.RSSSlopePerHour-3600) > 1e-6 || math.Abs(first.GoroutinesSlopePerHour) > 1e-6 || math.Abs(first.HeapSlopePerHour) > 1e-6 {
 		t.Errorf("first phase slopes %v B/h, %v heap B/h and %v goroutines/h, want 3600, 0 and 0", first.RSSSlopePerHour, first.HeapSlopePerHour, first.GoroutinesSlopePerHour)
 	}
-	if first.RSSFirst != 1120 || first.RSSLast != 1540 {
-		t.Errorf("first phase RSS %d→%d, want 1120→1540 (after warm-up)", first.RSSFirst, first.RSSLast)
+	if first.RSSFirst != 1060 || first.RSSLast != 1540 {
+		t.Errorf("first phase RSS %d→%d, want 1060→1540 (after warm-up)", first.RSSFirst, first.RSSLast)
+	}
+	if !slices.Equal(first.LiveHeaps, []float64{104, 108}) {
+		t.Errorf("first phase live heaps %v, want [104 108]: the readings after warm-up", first.LiveHeaps)
 	}
 	if standby, leader := got[1], got[2]; standby.Pid != 200 || standby.Leader || !leader.Leader || leader.From != 13*time.Minute || standby.Trend || leader.Trend {
 		t.Errorf("after the restart %+v then %+v, want pid 200 as standby, then as leader from 13m, both too short for a trend", standby, leader)

@@ -22,7 +22,11 @@ type ReplicaSample struct {
 	RSSBytes int64 `json:"rssBytes"`
 	// HeapInuse is the Go heap in use: what RSS grows with when
 	// something is kept, without the runtime's slack.
-	HeapInuse  float64 `json:"heapInuse"`
+	HeapInuse float64 `json:"heapInuse"`
+	// LiveHeap is the heap allocated right after a forced GC (when a heap
+	// profile was taken, every profileEvery; 0 otherwise): what the
+	// process keeps, without garbage.
+	LiveHeap   float64 `json:"liveHeap,omitempty"`
 	Goroutines float64 `json:"goroutines"`
 	Leader     bool    `json:"leader"`
 	// Orphaned is the orphan audit's gauge, which only the leader sets.
@@ -49,6 +53,16 @@ func sampleReplica(ctx context.Context, r *replica) ReplicaSample {
 	s.Leader = leading > 0
 	s.Orphaned, _ = framework.MetricSum(text, "csi_provisioner_orphan_audit_orphaned_volumes")
 	return s
+}
+
+// liveHeap reads the heap allocated, right after the GC of a heap profile.
+func liveHeap(ctx context.Context, r *replica) float64 {
+	text, err := scrape(ctx, r)
+	if err != nil {
+		return 0
+	}
+	v, _ := framework.MetricSum(text, "go_memstats_heap_alloc_bytes")
+	return v
 }
 
 func isLeader(ctx context.Context, r *replica) bool {

@@ -129,20 +129,31 @@ func writeFaults(b *strings.Builder, res *Result) {
 }
 
 func writeMemory(b *strings.Builder, res *Result, plots []Plot) {
-	fmt.Fprintf(b, "## Memory and goroutines\n\nEach replica's process in one role (leader or standby) between two changes, sampled every %s; the trend is a least-squares fit over the samples after the phase's first %s. The Go heap in use is what grows when something is kept; RSS adds the runtime's slack. The leader's heap profile is saved every %s in `profiles/` (`go tool pprof -top -diff_base=<earlier> <later>`).\n\n", res.Options.SampleInterval, warmUp, profileEvery)
-	fmt.Fprintf(b, "| replica | pid | role | from | to | RSS (MiB) first → last | RSS trend (MiB/h) | heap in use (MiB) first → last | heap trend (MiB/h) | goroutines first → last | goroutine trend (/h) |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(b, "## Memory and goroutines\n\nEach replica's process in one role (leader or standby) between two changes, sampled every %s; the trend is a least-squares fit over the samples after the phase's first %s. The Go heap in use also counts garbage not yet collected; RSS adds the runtime's slack. Every %s each replica's heap profile is saved in `profiles/` (`go tool pprof -top -diff_base=<earlier> <later>`) after a forced GC, and the heap allocated right after it is the live heap: what the process keeps, without garbage.\n\n", res.Options.SampleInterval, warmUp, profileEvery)
+	fmt.Fprintf(b, "| replica | pid | role | from | to | RSS (MiB) first → last | RSS trend (MiB/h) | heap in use (MiB) first → last | heap trend (MiB/h) | live heap after GC (MiB), each reading | goroutines first → last | goroutine trend (/h) |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, p := range phases(res.Samples) {
 		if !p.Trend {
 			continue
 		}
-		fmt.Fprintf(b, "| %d | %d | %s | %s | %s | %.1f → %.1f | %+.1f | %.1f → %.1f | %+.1f | %.0f → %.0f | %+.1f |\n", p.Replica, p.Pid, role(p.Leader), p.From.Round(time.Second), p.To.Round(time.Second),
+		fmt.Fprintf(b, "| %d | %d | %s | %s | %s | %.1f → %.1f | %+.1f | %.1f → %.1f | %+.1f | %s | %.0f → %.0f | %+.1f |\n", p.Replica, p.Pid, role(p.Leader), p.From.Round(time.Second), p.To.Round(time.Second),
 			mib(float64(p.RSSFirst)), mib(float64(p.RSSLast)), mib(p.RSSSlopePerHour), mib(p.HeapFirst), mib(p.HeapLast), mib(p.HeapSlopePerHour),
-			p.GoroutinesFirst, p.GoroutinesLast, p.GoroutinesSlopePerHour)
+			liveHeaps(p.LiveHeaps), p.GoroutinesFirst, p.GoroutinesLast, p.GoroutinesSlopePerHour)
 	}
 	fmt.Fprintf(b, "\nShorter phases are in result.json and the plots.\n\n")
 	for _, p := range plots {
 		fmt.Fprintf(b, "![%s](%s)\n\n", p.Title, p.File)
 	}
+}
+
+func liveHeaps(values []float64) string {
+	if len(values) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(values))
+	for i, v := range values {
+		parts[i] = fmt.Sprintf("%.1f", mib(v))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func role(leader bool) string {

@@ -29,11 +29,11 @@ type Sample struct {
 	Gone int `json:"gone"`
 }
 
-// profileEvery is how often the leader's heap profile is saved.
-const profileEvery = 5 * time.Minute
+// profileEvery is how often each replica's heap profile is saved.
+const profileEvery = 2 * time.Minute
 
-// sampler takes a Sample every interval until ctx ends, and saves the
-// leader's heap profile every profileEvery into profileDir.
+// sampler takes a Sample every interval until ctx ends, and saves each
+// replica's heap profile every profileEvery into profileDir.
 type sampler struct {
 	stack       *framework.Stack
 	replicas    []*replica
@@ -59,16 +59,23 @@ func (s *sampler) run(ctx context.Context, interval time.Duration) []Sample {
 
 func (s *sampler) sample(ctx context.Context) Sample {
 	out := Sample{At: s.ledger.since(), Claims: -1, PVs: -1}
+	profile := out.At-s.lastProfile >= profileEvery
+	if profile {
+		s.lastProfile = out.At
+	}
 	for i, r := range s.replicas {
 		rs := sampleReplica(ctx, r)
-		out.Replicas = append(out.Replicas, rs)
-		if rs.Leader && out.At-s.lastProfile >= profileEvery {
-			s.lastProfile = out.At
+		if profile && rs.Up {
 			path := filepath.Join(s.profileDir, fmt.Sprintf("heap-replica%d-pid%d-%s.pb.gz", i, rs.Pid, out.At.Round(time.Second)))
+			// The profile is taken after a GC: the heap allocated right
+			// after it is what the process keeps.
 			if err := saveHeapProfile(ctx, r, path); err != nil {
-				klog.FromContext(ctx).Error(err, "Save the leader's heap profile")
+				klog.FromContext(ctx).Error(err, "Save a heap profile", "replica", i)
+			} else {
+				rs.LiveHeap = liveHeap(ctx, r)
 			}
 		}
+		out.Replicas = append(out.Replicas, rs)
 	}
 	listCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()

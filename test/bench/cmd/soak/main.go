@@ -6,8 +6,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -46,8 +48,14 @@ func run(o soak.Options) int {
 		return 1
 	}
 	// The harness's own log (client-go's complaints while kube-apiserver
-	// is down, each fault) goes to a file; stderr keeps the outcome.
-	for name, value := range map[string]string{"logtostderr": "false", "alsologtostderr": "false", "log_file": filepath.Join(o.OutDir, "soak.log")} {
+	// is down, each fault) goes to a file, which klog appends to; stderr
+	// keeps the outcome.
+	logFile := filepath.Join(o.OutDir, "soak.log")
+	if err := os.Remove(logFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(os.Stderr, "soak: %v\n", err)
+		return 1
+	}
+	for name, value := range map[string]string{"logtostderr": "false", "alsologtostderr": "false", "log_file": logFile} {
 		if err := flag.Set(name, value); err != nil {
 			fmt.Fprintf(os.Stderr, "soak: %v\n", err)
 			return 1
