@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -38,6 +39,8 @@ type Account struct {
 	WatchExpired int `json:"watchExpired"`
 	// OrphanedMax is the orphan audit's highest report during the run.
 	OrphanedMax float64 `json:"orphanedMax"`
+	// Events is how the sidecars' events reached kube-apiserver.
+	Events EventWrites `json:"events"`
 }
 
 // CodeCount is how often kube-apiserver answered with one code, and to
@@ -53,7 +56,7 @@ func (a Account) Clean() bool {
 	return a.NotSettled == "" && len(a.Leaked)+len(a.PVsLeft)+len(a.ClaimsLeft)+len(a.StuckDuringRun)+len(a.Twice) == 0
 }
 
-func account(ctx context.Context, s *framework.Stack, reps []*replica, res *Result, settleErr error) (Account, error) {
+func account(ctx context.Context, o Options, s *framework.Stack, res *Result, settleErr error) (Account, error) {
 	var a Account
 	if settleErr != nil {
 		a.NotSettled = settleErr.Error()
@@ -112,29 +115,70 @@ func account(ctx context.Context, s *framework.Stack, reps []*replica, res *Resu
 		}
 	}
 	slices.Sort(a.Twice)
-	if a.Responses, err = responsesTo(s.Cluster().AuditLogPath(), s.SidecarUser()); err != nil {
-		return a, err
-	}
-	for _, r := range reps {
-		n, err := countWatchExpired(r.proc.LogFile())
-		if err != nil {
-			return a, err
-		}
-		a.WatchExpired += n
-	}
-	return a, nil
+	err = a.readLogs(o.OutDir, res.Logs)
+	return a, err
 }
 
-// responsesTo counts, from kube-apiserver's audit log, its answers to user
-// by code, read as a stream: the log of a long run is large.
-func responsesTo(auditLog, user string) ([]CodeCount, error) {
+// RunLogs are the logs of a run the account reads, relative to its
+// output folder, so that a report can be written again from them.
+type RunLogs struct {
+	AuditLog    string   `json:"auditLog"`
+	SidecarUser string   `json:"sidecarUser"`
+	SidecarLogs []string `json:"sidecarLogs"`
+}
+
+func runLogs(outDir string, s *framework.Stack, reps []*replica) (RunLogs, error) {
+	l := RunLogs{SidecarUser: s.SidecarUser()}
+	var err error
+	if l.AuditLog, err = filepath.Rel(outDir, s.Cluster().AuditLogPath()); err != nil {
+		return l, err
+	}
+	for _, r := range reps {
+		rel, err := filepath.Rel(outDir, r.proc.LogFile())
+		if err != nil {
+			return l, err
+		}
+		l.SidecarLogs = append(l.SidecarLogs, rel)
+	}
+	return l, nil
+}
+
+// readLogs sets what the account takes from the logs: kube-apiserver's
+// answers, the events written and the watches that expired.
+func (a *Account) readLogs(outDir string, l RunLogs) error {
+	responses := responseTally{user: l.SidecarUser}
+	events := eventWriteTally{user: l.SidecarUser}
+	if err := scanAudit(filepath.Join(outDir, l.AuditLog), func(ev *framework.AuditEvent) {
+		responses.observe(ev)
+		events.observe(ev)
+	}); err != nil {
+		return err
+	}
+	a.Responses, a.Events, a.WatchExpired = responses.result(), events.result(), 0
+	for _, log := range l.SidecarLogs {
+		path := filepath.Join(outDir, log)
+		expired, err := countLines(path, isWatchExpired)
+		if err != nil {
+			return err
+		}
+		recorded, err := countLines(path, isEventRecorded)
+		if err != nil {
+			return err
+		}
+		a.WatchExpired += expired
+		a.Events.Recorded += recorded
+	}
+	return nil
+}
+
+// scanAudit hands each event of kube-apiserver's audit log to observe, read
+// as a stream: the log of a long run is large.
+func scanAudit(auditLog string, observe func(*framework.AuditEvent)) error {
 	f, err := os.Open(auditLog)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer f.Close()
-	counts := map[int]int{}
-	requests := map[int]map[string]int{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
 	for sc.Scan() {
@@ -143,32 +187,50 @@ func responsesTo(auditLog, user string) ([]CodeCount, error) {
 			// The last line of a killed kube-apiserver may be cut short.
 			continue
 		}
-		if ev.User.Username != user || ev.Stage != framework.AuditStageResponseComplete || ev.ResponseStatus == nil {
-			continue
+		if ev.Stage == framework.AuditStageResponseComplete {
+			observe(&ev)
 		}
-		code := ev.ResponseStatus.Code
-		counts[code]++
-		if requests[code] == nil {
-			requests[code] = map[string]int{}
-		}
-		what := ev.Verb
-		if ev.ObjectRef != nil {
-			what += " " + ev.ObjectRef.Resource
-			if ev.ObjectRef.Subresource != "" {
-				what += "/" + ev.ObjectRef.Subresource
-			}
-		}
-		requests[code][what]++
 	}
-	if err := sc.Err(); err != nil {
-		return nil, err
+	return sc.Err()
+}
+
+// responseTally counts kube-apiserver's answers to user by code, with the
+// requests answered.
+type responseTally struct {
+	user     string
+	counts   map[int]int
+	requests map[int]map[string]int
+}
+
+func (t *responseTally) observe(ev *framework.AuditEvent) {
+	if ev.User.Username != t.user || ev.ResponseStatus == nil {
+		return
 	}
+	if t.counts == nil {
+		t.counts, t.requests = map[int]int{}, map[int]map[string]int{}
+	}
+	code := ev.ResponseStatus.Code
+	t.counts[code]++
+	if t.requests[code] == nil {
+		t.requests[code] = map[string]int{}
+	}
+	what := ev.Verb
+	if ev.ObjectRef != nil {
+		what += " " + ev.ObjectRef.Resource
+		if ev.ObjectRef.Subresource != "" {
+			what += "/" + ev.ObjectRef.Subresource
+		}
+	}
+	t.requests[code][what]++
+}
+
+func (t *responseTally) result() []CodeCount {
 	var out []CodeCount
-	for code, n := range counts {
-		out = append(out, CodeCount{Code: code, Count: n, Top: topRequests(requests[code], 3)})
+	for code, n := range t.counts {
+		out = append(out, CodeCount{Code: code, Count: n, Top: topRequests(t.requests[code], 3)})
 	}
 	slices.SortFunc(out, func(a, b CodeCount) int { return a.Code - b.Code })
-	return out, nil
+	return out
 }
 
 // topRequests names the n most frequent requests with their counts.
@@ -190,9 +252,8 @@ func topRequests(m map[string]int, n int) string {
 	return strings.Join(parts, ", ")
 }
 
-// countWatchExpired counts client-go's "Watch closed" lines for an expired
-// resourceVersion in a sidecar's log (all its starts; -v=4 logs them).
-func countWatchExpired(logFile string) (int, error) {
+// countLines counts the lines of a log that match.
+func countLines(logFile string, match func(line string) bool) (int, error) {
 	f, err := os.Open(logFile)
 	if err != nil {
 		return 0, err
@@ -202,10 +263,15 @@ func countWatchExpired(logFile string) (int, error) {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
 	for sc.Scan() {
-		line := sc.Text()
-		if strings.Contains(line, "Watch closed") && strings.Contains(line, "too old") {
+		if match(sc.Text()) {
 			n++
 		}
 	}
 	return n, sc.Err()
+}
+
+// isWatchExpired picks client-go's "Watch closed" line for an expired
+// resourceVersion (-v=4 logs it).
+func isWatchExpired(line string) bool {
+	return strings.Contains(line, "Watch closed") && strings.Contains(line, "too old")
 }

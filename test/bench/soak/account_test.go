@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/csi-protect/external-provisioner/test/e2e/framework"
 )
 
 // The sidecar's answers are counted by code from the audit log, its
@@ -22,26 +24,21 @@ func TestResponsesToCountsTheSidecarsAnswersByCode(t *testing.T) {
 		`{"stage":"ResponseComplete","verb":"get","user":{"username":"e2e-admin"},"responseStatus":{"code":404}}`,
 		`{"stage":"ResponseComplete","verb":"get","user":{"username":"` + sidecar,
 	}
-	path := filepath.Join(t.TempDir(), "audit.log")
-	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	got, err := responsesTo(path, sidecar)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tally := responseTally{user: sidecar}
+	scanAuditLines(t, lines, tally.observe)
+	got := tally.result()
 	want := []CodeCount{
 		{Code: 201, Count: 1, Top: "create persistentvolumes 1"},
 		{Code: 409, Count: 3, Top: "update persistentvolumeclaims 2, patch persistentvolumeclaims/status 1"},
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("responsesTo = %+v, want %+v", got, want)
+		t.Errorf("responses = %+v, want %+v", got, want)
 	}
 }
 
 // Only client-go's "Watch closed" lines for an expired resourceVersion
 // count, not other watch ends.
-func TestCountWatchExpiredCountsOnlyExpiredWatches(t *testing.T) {
+func TestOnlyExpiredWatchesCountAsExpired(t *testing.T) {
 	log := `I1126 05:00:00.000000 1 reflector.go:100] "Watch closed" reflector="informers.go:1" type="*v1.PersistentVolumeClaim" err="too old resource version: 10 (20)"
 I1126 05:00:01.000000 1 reflector.go:100] "Watch closed with unexpected EOF" reflector="informers.go:1" err="unexpected EOF"
 I1126 05:00:02.000000 1 reflector.go:100] "Watch closed" reflector="informers.go:1" type="*v1.PersistentVolume" err="The resourceVersion for the provided watch is too old."
@@ -50,12 +47,12 @@ I1126 05:00:02.000000 1 reflector.go:100] "Watch closed" reflector="informers.go
 	if err := os.WriteFile(path, []byte(log), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	n, err := countWatchExpired(path)
+	n, err := countLines(path, isWatchExpired)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n != 2 {
-		t.Errorf("countWatchExpired = %d, want 2", n)
+		t.Errorf("expired watches = %d, want 2", n)
 	}
 }
 
@@ -74,5 +71,17 @@ func TestAccountIsCleanOnlyWithNothingLeftAndNothingMadeTwice(t *testing.T) {
 		if a.Clean() {
 			t.Errorf("%s: clean", name)
 		}
+	}
+}
+
+// scanAuditLines hands lines, written as an audit log, to observe.
+func scanAuditLines(t *testing.T, lines []string, observe func(*framework.AuditEvent)) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "audit.log")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := scanAudit(path, observe); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,6 +1,7 @@
 package soak
 
 import (
+	"slices"
 	"time"
 )
 
@@ -10,6 +11,10 @@ const (
 	warmUp = time.Minute
 	// minTrendSpan is the shortest span after warm-up worth a trend.
 	minTrendSpan = 4 * time.Minute
+	// minHalvesSpan is the shortest span after warm-up whose second half
+	// gets its own trend: a bounded queue or cache grows until it is full
+	// and then stays flat, where a leak keeps the slope of the first half.
+	minHalvesSpan = 20 * time.Minute
 )
 
 // Phase is one replica's process in one role (leader or standby) between
@@ -31,6 +36,12 @@ type Phase struct {
 	HeapSlopePerHour                float64 `json:"heapSlopePerHour"`
 	GoroutinesFirst, GoroutinesLast float64 `json:"-"`
 	GoroutinesSlopePerHour          float64 `json:"goroutinesSlopePerHour"`
+	// Halves says the phase lasted long enough for trends over the second
+	// half of its samples after warm-up as well.
+	Halves                     bool    `json:"halves,omitempty"`
+	RSSLateSlopePerHour        float64 `json:"rssLateSlopePerHour,omitempty"`
+	HeapLateSlopePerHour       float64 `json:"heapLateSlopePerHour,omitempty"`
+	GoroutinesLateSlopePerHour float64 `json:"goroutinesLateSlopePerHour,omitempty"`
 	// LiveHeaps are the phase's live heap readings after warm-up (see
 	// ReplicaSample.LiveHeap), in order.
 	LiveHeaps []float64 `json:"liveHeaps,omitempty"`
@@ -56,6 +67,14 @@ func phases(samples []Sample) []Phase {
 			p.RSSSlopePerHour = slope(s.t, s.rss)
 			p.HeapSlopePerHour = slope(s.t, s.heap)
 			p.GoroutinesSlopePerHour = slope(s.t, s.g)
+			if span := time.Duration((s.t[n-1] - s.t[0]) * float64(time.Hour)); span >= minHalvesSpan {
+				mid := (s.t[0] + s.t[n-1]) / 2
+				h, _ := slices.BinarySearch(s.t, mid)
+				p.Halves = true
+				p.RSSLateSlopePerHour = slope(s.t[h:], s.rss[h:])
+				p.HeapLateSlopePerHour = slope(s.t[h:], s.heap[h:])
+				p.GoroutinesLateSlopePerHour = slope(s.t[h:], s.g[h:])
+			}
 		}
 		out = append(out, s.phase)
 	}

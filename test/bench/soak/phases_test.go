@@ -60,3 +60,31 @@ func TestPhasesSplitAtRestartsAndTakeoversAndTrendAfterWarmUp(t *testing.T) {
 		t.Errorf("after the restart %+v then %+v, want pid 200 as standby, then as leader from 13m, both too short for a trend", standby, leader)
 	}
 }
+
+// A long phase whose memory rises and then levels off, as a bounded queue
+// filling does, has a rising trend overall and a flat one over its second
+// half; a short phase has no second-half trend.
+func TestLongPhasesAlsoTrendOverTheirSecondHalf(t *testing.T) {
+	var samples []Sample
+	for m := 0; m <= 41; m++ {
+		rss := int64(1000 + 100*min(m, 16))
+		samples = append(samples, Sample{At: time.Duration(m) * time.Minute, Replicas: []ReplicaSample{{Pid: 1, Up: true, Leader: true, RSSBytes: rss, Goroutines: float64(m)}}})
+	}
+	got := phases(samples)
+	if len(got) != 1 || !got[0].Trend || !got[0].Halves {
+		t.Fatalf("phases %+v, want one with a trend and halves", got)
+	}
+	p := got[0]
+	if p.RSSSlopePerHour <= 0 {
+		t.Errorf("whole-phase RSS trend %v, want rising", p.RSSSlopePerHour)
+	}
+	// The second half runs from 21m to 41m: flat RSS, goroutines up by 60/h.
+	if math.Abs(p.RSSLateSlopePerHour) > 1e-6 || math.Abs(p.GoroutinesLateSlopePerHour-60) > 1e-6 {
+		t.Errorf("second-half trends %v B/h and %v goroutines/h, want 0 and 60", p.RSSLateSlopePerHour, p.GoroutinesLateSlopePerHour)
+	}
+
+	short := phases(samples[:20])
+	if len(short) != 1 || short[0].Halves {
+		t.Errorf("a 19-minute phase %+v, want no second-half trend", short)
+	}
+}

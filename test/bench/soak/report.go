@@ -27,6 +27,26 @@ func WriteReport(res *Result, dir string) error {
 	return os.WriteFile(filepath.Join(dir, "report.md"), []byte(reportMarkdown(res, plots)), 0o644)
 }
 
+// RewriteReport writes the report of the run in dir again, from its
+// result.json and its logs: for a run made before the report changed.
+func RewriteReport(dir string) (*Result, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "result.json"))
+	if err != nil {
+		return nil, err
+	}
+	var res Result
+	if err := json.Unmarshal(data, &res); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "result.json"), err)
+	}
+	if res.Logs.AuditLog == "" {
+		return nil, fmt.Errorf("%s names no logs to read", filepath.Join(dir, "result.json"))
+	}
+	if err := res.Account.readLogs(dir, res.Logs); err != nil {
+		return nil, err
+	}
+	return &res, WriteReport(&res, dir)
+}
+
 func reportMarkdown(res *Result, plots []Plot) string {
 	var b strings.Builder
 	o, a := res.Options, res.Account
@@ -46,10 +66,19 @@ func reportMarkdown(res *Result, plots []Plot) string {
 	fmt.Fprintf(&b, "| PVs left at the end | %d |\n", len(a.PVsLeft))
 	fmt.Fprintf(&b, "| volumes made twice (one name, two backend volumes) | %d |\n", len(a.Twice))
 	fmt.Fprintf(&b, "| orphan audit's highest report during the run | %.0f |\n", a.OrphanedMax)
-	rss, heap, gor := trendSummary(phases(res.Samples))
-	fmt.Fprintf(&b, "| leader's resident memory trend (phases of %s or more after a %s warm-up) | %s |\n", minTrendSpan, warmUp, rss)
-	fmt.Fprintf(&b, "| leader's Go heap in use trend (same) | %s |\n", heap)
-	fmt.Fprintf(&b, "| leader's goroutine trend (same) | %s |\n\n", gor)
+	all := phases(res.Samples)
+	whole := trendSummary(all, func(p Phase) bool { return p.Trend }, func(p Phase) [3]float64 {
+		return [3]float64{p.RSSSlopePerHour, p.HeapSlopePerHour, p.GoroutinesSlopePerHour}
+	})
+	late := trendSummary(all, func(p Phase) bool { return p.Halves }, func(p Phase) [3]float64 {
+		return [3]float64{p.RSSLateSlopePerHour, p.HeapLateSlopePerHour, p.GoroutinesLateSlopePerHour}
+	})
+	fmt.Fprintf(&b, "| leader's resident memory trend (phases of %s or more after a %s warm-up) | %s |\n", minTrendSpan, warmUp, whole[0])
+	fmt.Fprintf(&b, "| leader's Go heap in use trend (same) | %s |\n", whole[1])
+	fmt.Fprintf(&b, "| leader's goroutine trend (same) | %s |\n", whole[2])
+	fmt.Fprintf(&b, "| leader's resident memory trend over the second half of phases of %s or more | %s |\n", minHalvesSpan, late[0])
+	fmt.Fprintf(&b, "| leader's Go heap in use trend (same) | %s |\n", late[1])
+	fmt.Fprintf(&b, "| leader's goroutine trend (same) | %s |\n\n", late[2])
 	for _, list := range []struct {
 		title string
 		items []string
@@ -62,6 +91,7 @@ func reportMarkdown(res *Result, plots []Plot) string {
 	writeChurn(&b, res)
 	writeFaults(&b, res)
 	writeMemory(&b, res, plots)
+	writeEvents(&b, a.Events)
 	fmt.Fprintf(&b, "## kube-apiserver's answers to the sidecars\n\nFrom its audit log, by response code, with the most frequent requests of each.\n\n| code | requests | most frequent |\n|---|---|---|\n")
 	for _, c := range a.Responses {
 		fmt.Fprintf(&b, "| %d | %d | %s |\n", c.Code, c.Count, c.Top)
@@ -140,9 +170,31 @@ func writeMemory(b *strings.Builder, res *Result, plots []Plot) {
 			liveHeaps(p.LiveHeaps), p.GoroutinesFirst, p.GoroutinesLast, p.GoroutinesSlopePerHour)
 	}
 	fmt.Fprintf(b, "\nShorter phases are in result.json and the plots.\n\n")
+	var long []Phase
+	for _, p := range phases(res.Samples) {
+		if p.Halves {
+			long = append(long, p)
+		}
+	}
+	if len(long) > 0 {
+		fmt.Fprintf(b, "Phases of %s or more after warm-up, trend over the second half of their samples: a queue or cache with a bound grows until full and then stays flat, where a leak keeps its slope.\n\n| replica | pid | role | from | to | RSS trend (MiB/h) whole / second half | heap trend (MiB/h) whole / second half | goroutine trend (/h) whole / second half |\n|---|---|---|---|---|---|---|---|\n", minHalvesSpan)
+		for _, p := range long {
+			fmt.Fprintf(b, "| %d | %d | %s | %s | %s | %+.1f / %+.1f | %+.1f / %+.1f | %+.1f / %+.1f |\n", p.Replica, p.Pid, role(p.Leader), p.From.Round(time.Second), p.To.Round(time.Second),
+				mib(p.RSSSlopePerHour), mib(p.RSSLateSlopePerHour), mib(p.HeapSlopePerHour), mib(p.HeapLateSlopePerHour), p.GoroutinesSlopePerHour, p.GoroutinesLateSlopePerHour)
+		}
+		b.WriteString("\n")
+	}
 	for _, p := range plots {
 		fmt.Fprintf(b, "![%s](%s)\n\n", p.Title, p.File)
 	}
+}
+
+func writeEvents(b *strings.Builder, e EventWrites) {
+	fmt.Fprintf(b, "## The sidecars' events\n\nclient-go queues each recorded event, up to 1,000, and writes them one at a time through the sidecar's rate-limited client; what does not fit is dropped. The queue is part of the leader's heap while it fills.\n\n| | |\n|---|---|\n")
+	fmt.Fprintf(b, "| recorded (the sidecars' logs) | %d |\n", e.Recorded)
+	fmt.Fprintf(b, "| written: created / counted into an earlier event | %d / %d |\n", e.Created, e.Counted)
+	fmt.Fprintf(b, "| never written (dropped from a full queue, or queued when a sidecar was killed) | %d |\n", e.Unwritten())
+	fmt.Fprintf(b, "| from recorded to written (created ones): median / 90th percentile / max | %s / %s / %s |\n\n", e.DelayMedian.Round(time.Second), e.DelayP90.Round(time.Second), e.DelayMax.Round(time.Second))
 }
 
 func liveHeaps(values []float64) string {
@@ -163,25 +215,30 @@ func role(leader bool) string {
 	return "standby"
 }
 
-// trendSummary says the steepest RSS, heap and goroutine trends of the
-// leader phases long enough to have one: the standby only watches.
-func trendSummary(all []Phase) (rss, heap, goroutines string) {
+// trendSummary says the steepest RSS, heap and goroutine trends (in that
+// order, as slopes gives them) of the leader phases that have them: the
+// standby only watches.
+func trendSummary(all []Phase, has func(Phase) bool, slopes func(Phase) [3]float64) [3]string {
 	n := 0
-	var maxRSS, maxHeap, maxG float64
+	var steepest [3]float64
 	for _, p := range all {
-		if !p.Trend || !p.Leader {
+		if !p.Leader || !has(p) {
 			continue
 		}
 		n++
-		maxRSS = steeper(maxRSS, p.RSSSlopePerHour)
-		maxHeap = steeper(maxHeap, p.HeapSlopePerHour)
-		maxG = steeper(maxG, p.GoroutinesSlopePerHour)
+		for i, v := range slopes(p) {
+			steepest[i] = steeper(steepest[i], v)
+		}
 	}
 	if n == 0 {
 		none := "no leader phase long enough"
-		return none, none, none
+		return [3]string{none, none, none}
 	}
-	return fmt.Sprintf("steepest of %d: %+.1f MiB/h", n, mib(maxRSS)), fmt.Sprintf("steepest of %d: %+.1f MiB/h", n, mib(maxHeap)), fmt.Sprintf("steepest of %d: %+.1f goroutines/h", n, maxG)
+	return [3]string{
+		fmt.Sprintf("steepest of %d: %+.1f MiB/h", n, mib(steepest[0])),
+		fmt.Sprintf("steepest of %d: %+.1f MiB/h", n, mib(steepest[1])),
+		fmt.Sprintf("steepest of %d: %+.1f goroutines/h", n, steepest[2]),
+	}
 }
 
 func steeper(a, b float64) float64 {

@@ -1,6 +1,7 @@
 package soak
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,7 +10,8 @@ import (
 )
 
 // The report says what leaked and names it, counts the faults by kind and
-// the exits by cause, and links plots that exist.
+// the exits by cause and the events never written, and links plots that
+// exist.
 func TestReportNamesWhatLeakedAndDrawsItsPlots(t *testing.T) {
 	res := &Result{
 		Options: Options{Duration: 10 * time.Minute, Seed: 7, Workers: 2, FaultInterval: time.Minute, SampleInterval: 10 * time.Second, CreateDelay: time.Second, StuckAfter: 5 * time.Minute},
@@ -22,7 +24,7 @@ func TestReportNamesWhatLeakedAndDrawsItsPlots(t *testing.T) {
 			{Kind: faultDriverKill, At: 5 * time.Minute, Healed: 2 * time.Second, Detail: "down 2s"},
 		},
 		Exits:   []Exit{{Process: "csi-provisioner", At: 2 * time.Minute, Cause: "exit status 255"}},
-		Account: Account{Leaked: []string{"pvc-1 (vol-1)"}},
+		Account: Account{Leaked: []string{"pvc-1 (vol-1)"}, Events: EventWrites{Recorded: 10, Created: 4, Counted: 1, DelayMax: 90 * time.Second}},
 	}
 	for m := range 10 {
 		res.Samples = append(res.Samples, Sample{At: time.Duration(m) * time.Minute, APIUp: true, Claims: m, PVs: m, Volumes: m,
@@ -42,6 +44,9 @@ func TestReportNamesWhatLeakedAndDrawsItsPlots(t *testing.T) {
 		"| driver SIGKILL | 2 | 3s |",
 		"| csi-provisioner | exit status 255 | 1 |",
 		"SOAK_ARGS=--seed=7",
+		"| never written (dropped from a full queue, or queued when a sidecar was killed) | 5 |",
+		"median / 90th percentile / max | 0s / 0s / 1m30s |",
+		"over the second half of phases of 20m0s or more | no leader phase long enough |",
 	} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report.md lacks %q:\n%s", want, md)
@@ -54,5 +59,62 @@ func TestReportNamesWhatLeakedAndDrawsItsPlots(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, png)); err != nil {
 			t.Errorf("plot %s: %v", png, err)
 		}
+	}
+}
+
+// A report written again reads the events and kube-apiserver's answers
+// from the run's logs, named in result.json relative to its folder.
+func TestRewriteReportReadsTheRunsLogsAgain(t *testing.T) {
+	const sidecar = "system:serviceaccount:default:csi-provisioner"
+	dir := t.TempDir()
+	res := &Result{
+		Options: Options{Duration: 10 * time.Minute, SampleInterval: 10 * time.Second},
+		Logs:    RunLogs{AuditLog: "work/audit.log", SidecarUser: sidecar, SidecarLogs: []string{"work/csi-provisioner.log"}},
+	}
+	files := map[string]string{
+		"work/audit.log": `{"stage":"ResponseComplete","verb":"create","user":{"username":"` + sidecar + `"},"objectRef":{"resource":"events","name":"soak-1.1"},"responseStatus":{"code":201}}` + "\n",
+		"work/csi-provisioner.log": `I1126 06:42:09.454306 1 event.go:395] "Event occurred" object="default/soak-1" reason="Provisioning"` + "\n" +
+			`I1126 06:42:10.454306 1 event.go:395] "Event occurred" object="default/soak-1" reason="ProvisioningSucceeded"` + "\n",
+	}
+	for name, content := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "result.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := RewriteReport(dir); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| recorded (the sidecars' logs) | 2 |",
+		"| written: created / counted into an earlier event | 1 / 0 |",
+		"| 201 | 1 | create events 1 |",
+	} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+func TestRewriteReportRefusesAResultThatNamesNoLogs(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "result.json"), []byte(`{"claims":[]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := RewriteReport(dir); err == nil || !strings.Contains(err.Error(), "names no logs") {
+		t.Errorf("RewriteReport = %v, want an error saying the result names no logs", err)
 	}
 }

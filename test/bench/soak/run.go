@@ -26,6 +26,7 @@ type Result struct {
 	Exits   []Exit        `json:"exits"`
 	Samples []Sample      `json:"samples"`
 	Account Account       `json:"account"`
+	Logs    RunLogs       `json:"logs"`
 }
 
 // Run churns claims against two leader-electing sidecars while faults are
@@ -125,6 +126,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	stopSupervising()
 	res.Exits = sup.stop()
 	res.Claims = led.claims()
-	res.Account, err = account(ctx, s, reps, res, settleErr)
+	if res.Logs, err = runLogs(o.OutDir, s, reps); err != nil {
+		return res, err
+	}
+	res.Account, err = account(ctx, o, s, res, settleErr)
 	return res, err
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 )
 
 // auditPolicy records every request at Metadata level: who, what, user agent
@@ -37,6 +38,8 @@ type AuditEvent struct {
 	UserAgent      string               `json:"userAgent"`
 	ObjectRef      *AuditObjectRef      `json:"objectRef,omitempty"`
 	ResponseStatus *AuditResponseStatus `json:"responseStatus,omitempty"`
+	// RequestReceived is when kube-apiserver received the request.
+	RequestReceived time.Time `json:"requestReceivedTimestamp"`
 }
 
 // AuditUser is the authenticated requester.

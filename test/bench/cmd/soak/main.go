@@ -32,8 +32,22 @@ func main() {
 	flag.StringVar(&o.OutDir, "out-dir", "", "folder for report.md, the plots, result.json, soak.log and the stack's logs (work/); must be an absolute path")
 	flag.StringVar(&o.BinDir, "bin-dir", "", "absolute folder with csi-provisioner and mock-csi-driver")
 	flag.StringVar(&o.ControlPlaneDir, "control-plane-dir", "", "absolute folder with etcd, kube-apiserver and kube-controller-manager")
+	rewrite := flag.Bool("rewrite-report", false, "write report.md and the plots of the run in --out-dir again from its result.json and logs, without running")
 	flag.Parse()
+	if *rewrite {
+		os.Exit(rewriteReport(o.OutDir))
+	}
 	os.Exit(run(o))
+}
+
+func rewriteReport(dir string) int {
+	res, err := soak.RewriteReport(dir)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "soak: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(os.Stderr, "soak: report of %s (%d claims) written again in %s\n", res.Started.UTC().Format(time.RFC3339), len(res.Claims), filepath.Join(dir, "report.md"))
+	return 0
 }
 
 func run(o soak.Options) int {

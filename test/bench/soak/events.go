@@ -1,0 +1,87 @@
+package soak
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/csi-protect/external-provisioner/test/e2e/framework"
+)
+
+// EventWrites is how the sidecars' events reached kube-apiserver. Every
+// event goes through client-go's broadcaster: a queue of 1,000 events,
+// written one at a time through the sidecar's rate-limited client, that
+// drops what does not fit. What it holds is part of the leader's heap.
+type EventWrites struct {
+	// Recorded counts the events the sidecars recorded ("Event occurred"
+	// lines in their logs, all starts).
+	Recorded int `json:"recorded"`
+	// Created counts the events written; Counted the repeats written into
+	// an earlier event (a patch of its count).
+	Created int `json:"created"`
+	Counted int `json:"counted"`
+	// Delay is how long after being recorded an event was written, over
+	// the events created: its median, 90th percentile and maximum.
+	DelayMedian time.Duration `json:"delayMedian"`
+	DelayP90    time.Duration `json:"delayP90"`
+	DelayMax    time.Duration `json:"delayMax"`
+}
+
+// Unwritten are the recorded events never written: dropped from a full
+// queue, or queued in a sidecar when it was killed.
+func (e EventWrites) Unwritten() int { return max(e.Recorded-e.Created-e.Counted, 0) }
+
+// eventWriteTally collects EventWrites from the audit log.
+type eventWriteTally struct {
+	user   string
+	writes EventWrites
+	delays []time.Duration
+}
+
+func (t *eventWriteTally) observe(ev *framework.AuditEvent) {
+	if ev.User.Username != t.user || ev.ObjectRef == nil || ev.ObjectRef.Resource != "events" || ev.ObjectRef.APIGroup != "" {
+		return
+	}
+	if ev.ResponseStatus == nil || ev.ResponseStatus.Code/100 != 2 {
+		return
+	}
+	switch ev.Verb {
+	case "patch":
+		t.writes.Counted++
+	case "create":
+		t.writes.Created++
+		if at, ok := recordedAt(ev.ObjectRef.Name); ok && !ev.RequestReceived.IsZero() {
+			t.delays = append(t.delays, max(ev.RequestReceived.Sub(at), 0))
+		}
+	}
+}
+
+func (t *eventWriteTally) result() EventWrites {
+	w := t.writes
+	if n := len(t.delays); n > 0 {
+		slices.Sort(t.delays)
+		w.DelayMedian = t.delays[n/2]
+		w.DelayP90 = t.delays[n*9/10]
+		w.DelayMax = t.delays[n-1]
+	}
+	return w
+}
+
+// recordedAt reads when an event was recorded from its name, which
+// client-go makes "<object>.<hex UnixNano>" (a UUID when that is too long).
+func recordedAt(eventName string) (time.Time, bool) {
+	i := strings.LastIndexByte(eventName, '.')
+	if i < 0 {
+		return time.Time{}, false
+	}
+	ns, err := strconv.ParseInt(eventName[i+1:], 16, 64)
+	if err != nil || ns <= 0 {
+		return time.Time{}, false
+	}
+	return time.Unix(0, ns), true
+}
+
+// isEventRecorded picks client-go's log line for each recorded event
+// (StartStructuredLogging(0): at any -v).
+func isEventRecorded(line string) bool { return strings.Contains(line, `"Event occurred"`) }
