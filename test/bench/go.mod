@@ -10,6 +10,7 @@ go 1.26.0
 
 require (
 	github.com/csi-protect/external-provisioner v0.0.0-00010101000000-000000000000
+	github.com/google/pprof v0.0.0-20260402051712-545e8a4df936
 	github.com/prometheus/client_model v0.6.2
 	github.com/prometheus/common v0.70.1
 	gonum.org/v1/plot v0.17.0

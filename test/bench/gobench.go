@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -29,6 +30,7 @@ var GoBenchPackages = []string{
 	"./pkg/pvcprotection",         // PVC protection sync
 	"./pkg/pvprotection",          // PV protection sync
 	"./pkg/localvolume/devices",   // the local volume agent's lsblk parsing
+	"./internal/cmdutil",          // what the event recorder keeps
 }
 
 // GoBenchOptions say how to run the Go benchmarks.
@@ -101,6 +103,29 @@ func (g *GoBenchmark) Spread(unit string) Spread {
 		return s
 	}
 	return spreadOf(nil)
+}
+
+// standardUnits are what go test -benchmem reports for every benchmark.
+var standardUnits = []string{"ns/op", "B/op", "allocs/op"}
+
+// reported lists the units the benchmark reported itself (b.SetBytes,
+// b.ReportMetric), e.g. "58.49 MB/s (57.97–59.01)", or "–".
+func (g *GoBenchmark) reported() string {
+	var units []string
+	for unit := range g.Summary {
+		if !slices.Contains(standardUnits, unit) {
+			units = append(units, unit)
+		}
+	}
+	if len(units) == 0 {
+		return "–"
+	}
+	slices.Sort(units)
+	parts := make([]string, len(units))
+	for i, unit := range units {
+		parts[i] = fmtSpread(g.Summary[unit], 2, " "+unit)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // HasProblems tells whether a benchmark or a package failed.
@@ -324,10 +349,10 @@ func (g *GoBenchmarks) Markdown() string {
 		fmt.Fprintf(&b, "**Failed:** %s\n\n", f)
 	}
 	if len(g.Results) > 0 {
-		t := table{header: []string{"package", "benchmark", "time/op", "B/op", "allocs/op"}, right: rightFrom(2, 5)}
+		t := table{header: []string{"package", "benchmark", "time/op", "B/op", "allocs/op", "reported by the benchmark"}, right: rightFrom(2, 6)}
 		for _, r := range g.Results {
 			t.add(shortPkg(r.Package), r.Name, fmtTimePerOp(r.Spread("ns/op")),
-				fmtSpread(r.Spread("B/op"), 0, ""), fmtSpread(r.Spread("allocs/op"), 0, ""))
+				fmtSpread(r.Spread("B/op"), 0, ""), fmtSpread(r.Spread("allocs/op"), 0, ""), r.reported())
 		}
 		t.write(&b)
 	}

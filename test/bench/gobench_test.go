@@ -138,12 +138,12 @@ func TestGoBenchmarksMarkdown(t *testing.T) {
 		"median of 2 runs",
 		"- CPU: Intel(R) Xeon(R) Processor (linux/amd64, GOMAXPROCS 2)",
 		"**Failed:** pkg/controller: BenchmarkBroken failed",
-		"| package | benchmark | time/op | B/op | allocs/op |\n|---|---|---:|---:|---:|\n",
-		"| pkg/controller | BenchmarkProtectionSync/no-write/awaiting-bind | 1.14 µs (1.10–1.17) | 200 | 7 |",
-		"| pkg/controller | BenchmarkProtectionSync/remove-finalizer/bound | 7.66 µs (7.61–7.70) | 3162 (3162–3163) | 32 |",
-		"| pkg/controller | BenchmarkSub/replicas-3 | 0.93 ns (0.88–0.98) | 0 | 0 |",
-		"| pkg/localvolume/devices | BenchmarkParseLsblk64 | 862 µs (362–1362) | 74216 | 579 |",
-		"| pkg/controller/parameters | BenchmarkParse | 2.67 µs | 1112 | 5 |",
+		"| package | benchmark | time/op | B/op | allocs/op | reported by the benchmark |\n|---|---|---:|---:|---:|---:|\n",
+		"| pkg/controller | BenchmarkProtectionSync/no-write/awaiting-bind | 1.14 µs (1.10–1.17) | 200 | 7 | – |",
+		"| pkg/controller | BenchmarkProtectionSync/remove-finalizer/bound | 7.66 µs (7.61–7.70) | 3162 (3162–3163) | 32 | – |",
+		"| pkg/controller | BenchmarkSub/replicas-3 | 0.93 ns (0.88–0.98) | 0 | 0 | – |",
+		"| pkg/localvolume/devices | BenchmarkParseLsblk64 | 862 µs (362–1362) | 74216 | 579 | 58.49 MB/s (57.97–59.01) |",
+		"| pkg/controller/parameters | BenchmarkParse | 2.67 µs | 1112 | 5 | – |",
 		"No benchmark result from pkg/finalizer, pkg/features.",
 	)
 }

@@ -45,6 +45,9 @@ type Phase struct {
 	// LiveHeaps are the phase's live heap readings after warm-up (see
 	// ReplicaSample.LiveHeap), in order.
 	LiveHeaps []float64 `json:"liveHeaps,omitempty"`
+	// FirstProfile and LastProfile name the heap profiles taken with the
+	// first and last of LiveHeaps, in the profiles folder.
+	FirstProfile, LastProfile string `json:"-"`
 }
 
 // phases splits each replica's samples at its restarts and role changes.
@@ -97,6 +100,10 @@ func phases(samples []Sample) []Phase {
 			if smp.At-cur.phase.From >= warmUp {
 				if r.LiveHeap > 0 {
 					cur.phase.LiveHeaps = append(cur.phase.LiveHeaps, r.LiveHeap)
+					cur.phase.LastProfile = profileName(i, r.Pid, smp.At)
+					if cur.phase.FirstProfile == "" {
+						cur.phase.FirstProfile = cur.phase.LastProfile
+					}
 				}
 				cur.t = append(cur.t, smp.At.Hours())
 				cur.rss = append(cur.rss, float64(r.RSSBytes))

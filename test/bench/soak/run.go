@@ -80,7 +80,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, fmt.Errorf("the clones' source %s was not bound within %s", goldenClaim, boundWait)
 	}
 	led := &ledger{start: res.Started}
-	profiles := filepath.Join(o.OutDir, "profiles")
+	profiles := filepath.Join(o.OutDir, profilesDir)
 	if err := os.RemoveAll(profiles); err != nil {
 		return nil, err
 	}

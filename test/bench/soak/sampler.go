@@ -2,7 +2,6 @@ package soak
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"time"
 
@@ -66,7 +65,7 @@ func (s *sampler) sample(ctx context.Context) Sample {
 	for i, r := range s.replicas {
 		rs := sampleReplica(ctx, r)
 		if profile && rs.Up {
-			path := filepath.Join(s.profileDir, fmt.Sprintf("heap-replica%d-pid%d-%s.pb.gz", i, rs.Pid, out.At.Round(time.Second)))
+			path := filepath.Join(s.profileDir, profileName(i, rs.Pid, out.At))
 			// The profile is taken after a GC: the heap allocated right
 			// after it is what the process keeps.
 			if err := saveHeapProfile(ctx, r, path); err != nil {
