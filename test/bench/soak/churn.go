@@ -44,6 +44,8 @@ type ledger struct {
 	start time.Time
 	mu    sync.Mutex
 	all   []*Claim
+	// gone counts the claims of all that are gone.
+	gone int
 }
 
 func (l *ledger) since() time.Duration { return time.Since(l.start) }
@@ -71,6 +73,13 @@ func (l *ledger) claims() []Claim {
 	return out
 }
 
+// goneCount is how many churned claims are gone so far.
+func (l *ledger) goneCount() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.gone
+}
+
 // observe records, from the names of the claims that exist now, which
 // deleted ones are gone and which are stuck.
 func (l *ledger) observe(existing map[string]bool, stuckAfter time.Duration) {
@@ -82,6 +91,7 @@ func (l *ledger) observe(existing map[string]bool, stuckAfter time.Duration) {
 		case c.Deleted == 0 || c.Gone != 0:
 		case !existing[c.Name]:
 			c.Gone = now
+			l.gone++
 		case c.StuckAt == 0 && now-c.Deleted > stuckAfter:
 			c.StuckAt = now
 		}

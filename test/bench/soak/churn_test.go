@@ -31,9 +31,17 @@ func TestLedgerObservesGoneAndStuckClaims(t *testing.T) {
 	if live.Gone != 0 || live.StuckAt != 0 {
 		t.Errorf("live: %+v, want neither gone nor stuck", *live)
 	}
+	if n := l.goneCount(); n != 1 {
+		t.Errorf("%d gone, want 1", n)
+	}
 	first := gone.Gone
-	l.observe(map[string]bool{}, 5*time.Minute)
+	l.observe(map[string]bool{"live": true}, 5*time.Minute)
 	if gone.Gone != first {
 		t.Errorf("a gone claim's time moved from %s to %s", first, gone.Gone)
+	}
+	// The stuck and the recent claim are gone now too; the first is not
+	// counted twice.
+	if n := l.goneCount(); n != 3 {
+		t.Errorf("%d gone, want 3", n)
 	}
 }

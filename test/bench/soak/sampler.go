@@ -100,10 +100,6 @@ func (s *sampler) sample(ctx context.Context) Sample {
 	} else {
 		klog.FromContext(ctx).Error(err, "Read the driver's state")
 	}
-	for _, c := range s.ledger.claims() {
-		if c.Gone != 0 {
-			out.Gone++
-		}
-	}
+	out.Gone = s.ledger.goneCount()
 	return out
 }
