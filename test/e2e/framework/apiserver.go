@@ -70,6 +70,9 @@ func startAPIServer(ctx context.Context, opts apiserverOptions) (*Process, error
 			// Events are written as requests complete, so a test that
 			// reads the log right after an action sees it.
 			"--audit-log-mode=blocking",
+			// One file, never rotated: its readers read it whole, and a
+			// long run (a soak) writes more than the default 100 MB.
+			"--audit-log-maxsize=0",
 		)
 	}
 	args = append(args, opts.extraArgs...)
