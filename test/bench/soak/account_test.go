@@ -43,17 +43,24 @@ func TestOnlyExpiredWatchesCountAsExpired(t *testing.T) {
 I1126 05:00:01.000000 1 reflector.go:100] "Watch closed with unexpected EOF" reflector="informers.go:1" err="unexpected EOF"
 I1126 05:00:02.000000 1 reflector.go:100] "Watch closed" reflector="informers.go:1" type="*v1.PersistentVolume" err="The resourceVersion for the provided watch is too old."
 `
+	if n := countLogLines(t, log, isWatchExpired); n != 2 {
+		t.Errorf("expired watches = %d, want 2", n)
+	}
+}
+
+// countLogLines counts the lines of log, written as a sidecar's log file,
+// that match.
+func countLogLines(t *testing.T, log string, match func(string) bool) int {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "csi-provisioner.log")
 	if err := os.WriteFile(path, []byte(log), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	n, err := countLines(path, isWatchExpired)
+	n, err := countLines(path, match)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n != 2 {
-		t.Errorf("expired watches = %d, want 2", n)
-	}
+	return n
 }
 
 func TestAccountIsCleanOnlyWithNothingLeftAndNothingMadeTwice(t *testing.T) {

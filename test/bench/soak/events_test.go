@@ -2,8 +2,6 @@ package soak
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -49,15 +47,7 @@ func TestRecordedEventsAreCountedFromTheSidecarsLog(t *testing.T) {
 E1126 06:57:26.736510   16095 event.go:374] "Unable to write event (may retry after sleeping)" err="EOF"
 I1126 06:42:10.462259   16095 event.go:395] "Event occurred" object="default/soak-1" kind="PersistentVolumeClaim" reason="ProvisioningSucceeded"
 `
-	path := filepath.Join(t.TempDir(), "csi-provisioner.log")
-	if err := os.WriteFile(path, []byte(log), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	n, err := countLines(path, isEventRecorded)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n != 2 {
+	if n := countLogLines(t, log, isEventRecorded); n != 2 {
 		t.Errorf("recorded events = %d, want 2", n)
 	}
 }
