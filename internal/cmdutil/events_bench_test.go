@@ -56,6 +56,9 @@ func benchmarkRecorderMemory(b *testing.B, claims int, stuck bool) {
 func recorderRetains(b *testing.B, claims int, stuck bool) uint64 {
 	b.Helper()
 	var written atomic.Int64
+	// wrote wakes waitWritten after a write; a wake-up already pending
+	// will do.
+	wrote := make(chan struct{}, 1)
 	release := make(chan struct{})
 	client := fake.NewClientset()
 	// Answer event writes without the object tracker, which would keep
@@ -65,6 +68,10 @@ func recorderRetains(b *testing.B, claims int, stuck bool) uint64 {
 			<-release
 		}
 		written.Add(1)
+		select {
+		case wrote <- struct{}{}:
+		default:
+		}
 		ev := &v1.Event{ObjectMeta: metav1.ObjectMeta{Name: "written", Namespace: "default", ResourceVersion: "1"}}
 		if c, ok := a.(k8stesting.CreateAction); ok {
 			ev = c.GetObject().(*v1.Event).DeepCopy()
@@ -91,13 +98,13 @@ func recorderRetains(b *testing.B, claims int, stuck bool) uint64 {
 		// Let the sender keep up, as it does when not throttled, so that
 		// every event reaches the caches instead of a full queue.
 		if !stuck && i%64 == 63 {
-			waitWritten(b, &written, recorded)
+			waitWritten(b, &written, wrote, recorded)
 			// The fake keeps every call it was asked.
 			client.ClearActions()
 		}
 	}
 	if !stuck {
-		waitWritten(b, &written, recorded)
+		waitWritten(b, &written, wrote, recorded)
 		client.ClearActions()
 	}
 	after := liveHeap()
@@ -107,13 +114,14 @@ func recorderRetains(b *testing.B, claims int, stuck bool) uint64 {
 	return after - before
 }
 
-func waitWritten(b *testing.B, written *atomic.Int64, want int64) {
-	deadline := time.Now().Add(time.Minute)
+func waitWritten(b *testing.B, written *atomic.Int64, wrote <-chan struct{}, want int64) {
+	timeout := time.After(time.Minute)
 	for written.Load() < want {
-		if time.Now().After(deadline) {
+		select {
+		case <-wrote:
+		case <-timeout:
 			b.Fatalf("%d of %d events written after a minute", written.Load(), want)
 		}
-		time.Sleep(100 * time.Microsecond)
 	}
 }
 

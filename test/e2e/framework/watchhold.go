@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"context"
 	"crypto/tls"
 	"encoding/json"
 	"fmt"
@@ -123,6 +124,32 @@ func (p *WatchHoldProxy) Release() {
 func (p *WatchHoldProxy) Held() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	return p.heldLocked()
+}
+
+// WaitHeld waits until at least n events are held back, or ctx ends.
+func (p *WatchHoldProxy) WaitHeld(ctx context.Context, n int) error {
+	// Wake the wait below when ctx ends; every change of a queue wakes it
+	// too.
+	stop := context.AfterFunc(ctx, func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.changed.Broadcast()
+	})
+	defer stop()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for p.heldLocked() < n {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("%d event(s) held, want %d: %w", p.heldLocked(), n, err)
+		}
+		p.changed.Wait()
+	}
+	return nil
+}
+
+// heldLocked counts the events held back; p.mu is held.
+func (p *WatchHoldProxy) heldLocked() int {
 	n := 0
 	for s := range p.streams {
 		n += len(s.queue) - s.releasable

@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
@@ -97,14 +98,14 @@ func TestWatchHoldProxyHoldsDeliversAndReleasesInOrder(t *testing.T) {
 	events <- event("2", "")
 	events <- event("3", "pv")
 	events <- event("4", "")
-	// The proxy reads upstream events on a goroutine of its own and tells
-	// no one: poll for the state (all three queued), bounded by a deadline.
-	deadline := time.Now().Add(10 * time.Second)
-	for p.Held() != 3 {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d event(s) held, want 3", p.Held())
-		}
-		time.Sleep(10 * time.Millisecond) // poll interval, not a wait for time to pass
+	// The proxy reads upstream events on a goroutine of its own.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := p.WaitHeld(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	if n := p.Held(); n != 3 {
+		t.Fatalf("%d event(s) held, want 3", n)
 	}
 	n := p.Deliver(func(ev WatchEvent) bool {
 		var obj struct {
