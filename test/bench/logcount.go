@@ -67,9 +67,13 @@ func countLogLines(path string, windows []window, key func(line []byte) string) 
 	return counts, sc.Err()
 }
 
+// RecordsEvent tells whether a sidecar's log line is client-go's line for
+// an event it recorded.
+func RecordsEvent(line []byte) bool { return bytes.Contains(line, eventLogMessage) }
+
 // sidecarEventKey picks the lines of recorded events.
 func sidecarEventKey(line []byte) string {
-	if bytes.Contains(line, eventLogMessage) {
+	if RecordsEvent(line) {
 		return "event"
 	}
 	return ""

@@ -2,6 +2,7 @@ package soak
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/csi-protect/external-provisioner/test/bench"
 	"github.com/csi-protect/external-provisioner/test/e2e/framework"
 )
 
@@ -156,17 +158,12 @@ func (a *Account) readLogs(outDir string, l RunLogs) error {
 	}
 	a.Responses, a.Events, a.WatchExpired = responses.result(), events.result(), 0
 	for _, log := range l.SidecarLogs {
-		path := filepath.Join(outDir, log)
-		expired, err := countLines(path, isWatchExpired)
+		counts, err := countLines(filepath.Join(outDir, log), isWatchExpired, bench.RecordsEvent)
 		if err != nil {
 			return err
 		}
-		recorded, err := countLines(path, isEventRecorded)
-		if err != nil {
-			return err
-		}
-		a.WatchExpired += expired
-		a.Events.Recorded += recorded
+		a.WatchExpired += counts[0]
+		a.Events.Recorded += counts[1]
 	}
 	return nil
 }
@@ -252,26 +249,29 @@ func topRequests(m map[string]int, n int) string {
 	return strings.Join(parts, ", ")
 }
 
-// countLines counts the lines of a log that match.
-func countLines(logFile string, match func(line string) bool) (int, error) {
+// countLines counts, in one pass over a log, the lines each of matches
+// picks.
+func countLines(logFile string, matches ...func(line []byte) bool) ([]int, error) {
 	f, err := os.Open(logFile)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer f.Close()
-	n := 0
+	counts := make([]int, len(matches))
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
 	for sc.Scan() {
-		if match(sc.Text()) {
-			n++
+		for i, match := range matches {
+			if match(sc.Bytes()) {
+				counts[i]++
+			}
 		}
 	}
-	return n, sc.Err()
+	return counts, sc.Err()
 }
 
 // isWatchExpired picks client-go's "Watch closed" line for an expired
 // resourceVersion (-v=4 logs it).
-func isWatchExpired(line string) bool {
-	return strings.Contains(line, "Watch closed") && strings.Contains(line, "too old")
+func isWatchExpired(line []byte) bool {
+	return bytes.Contains(line, []byte("Watch closed")) && bytes.Contains(line, []byte("too old"))
 }

@@ -50,17 +50,17 @@ I1126 05:00:02.000000 1 reflector.go:100] "Watch closed" reflector="informers.go
 
 // countLogLines counts the lines of log, written as a sidecar's log file,
 // that match.
-func countLogLines(t *testing.T, log string, match func(string) bool) int {
+func countLogLines(t *testing.T, log string, match func([]byte) bool) int {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "csi-provisioner.log")
 	if err := os.WriteFile(path, []byte(log), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	n, err := countLines(path, match)
+	counts, err := countLines(path, match)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return n
+	return counts[0]
 }
 
 func TestAccountIsCleanOnlyWithNothingLeftAndNothingMadeTwice(t *testing.T) {

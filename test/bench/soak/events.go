@@ -81,7 +81,3 @@ func recordedAt(eventName string) (time.Time, bool) {
 	}
 	return time.Unix(0, ns), true
 }
-
-// isEventRecorded picks client-go's log line for each recorded event
-// (StartStructuredLogging(0): at any -v).
-func isEventRecorded(line string) bool { return strings.Contains(line, `"Event occurred"`) }

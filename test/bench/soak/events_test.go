@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/csi-protect/external-provisioner/test/bench"
 )
 
 // An event's write delay runs from the time in its name, when client-go
@@ -47,7 +49,7 @@ func TestRecordedEventsAreCountedFromTheSidecarsLog(t *testing.T) {
 E1126 06:57:26.736510   16095 event.go:374] "Unable to write event (may retry after sleeping)" err="EOF"
 I1126 06:42:10.462259   16095 event.go:395] "Event occurred" object="default/soak-1" kind="PersistentVolumeClaim" reason="ProvisioningSucceeded"
 `
-	if n := countLogLines(t, log, isEventRecorded); n != 2 {
+	if n := countLogLines(t, log, bench.RecordsEvent); n != 2 {
 		t.Errorf("recorded events = %d, want 2", n)
 	}
 }

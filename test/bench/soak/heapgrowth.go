@@ -1,6 +1,7 @@
 package soak
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -50,10 +51,7 @@ func heapGrowth(earlier, later string, n int) ([]SiteGrowth, error) {
 		}
 	}
 	slices.SortFunc(out, func(a, b SiteGrowth) int {
-		if a.Bytes != b.Bytes {
-			return int(b.Bytes - a.Bytes)
-		}
-		return strings.Compare(a.Function, b.Function)
+		return cmp.Or(cmp.Compare(b.Bytes, a.Bytes), strings.Compare(a.Function, b.Function))
 	})
 	return out[:min(n, len(out))], nil
 }

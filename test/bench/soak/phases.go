@@ -61,7 +61,11 @@ func phases(samples []Sample) []Phase {
 		if s == nil {
 			return
 		}
-		if n := len(s.t); n >= 2 && time.Duration((s.t[n-1]-s.t[0])*float64(time.Hour)) >= minTrendSpan {
+		n, span := len(s.t), time.Duration(0)
+		if n >= 2 {
+			span = time.Duration((s.t[n-1] - s.t[0]) * float64(time.Hour))
+		}
+		if span >= minTrendSpan {
 			p := &s.phase
 			p.Trend = true
 			p.RSSFirst, p.RSSLast = int64(s.rss[0]), int64(s.rss[n-1])
@@ -70,7 +74,7 @@ func phases(samples []Sample) []Phase {
 			p.RSSSlopePerHour = slope(s.t, s.rss)
 			p.HeapSlopePerHour = slope(s.t, s.heap)
 			p.GoroutinesSlopePerHour = slope(s.t, s.g)
-			if span := time.Duration((s.t[n-1] - s.t[0]) * float64(time.Hour)); span >= minHalvesSpan {
+			if span >= minHalvesSpan {
 				mid := (s.t[0] + s.t[n-1]) / 2
 				h, _ := slices.BinarySearch(s.t, mid)
 				p.Halves = true

@@ -24,8 +24,9 @@ func WriteReport(res *Result, dir string) error {
 	if err != nil {
 		return err
 	}
-	growth := leaderHeapGrowth(dir, phases(res.Samples), 3)
-	return os.WriteFile(filepath.Join(dir, "report.md"), []byte(reportMarkdown(res, plots, growth)), 0o644)
+	all := phases(res.Samples)
+	growth := leaderHeapGrowth(dir, all, 3)
+	return os.WriteFile(filepath.Join(dir, "report.md"), []byte(reportMarkdown(res, plots, all, growth)), 0o644)
 }
 
 // RewriteReport writes the report of the run in dir again, from its
@@ -48,7 +49,7 @@ func RewriteReport(dir string) (*Result, error) {
 	return &res, WriteReport(&res, dir)
 }
 
-func reportMarkdown(res *Result, plots []Plot, growth []PhaseGrowth) string {
+func reportMarkdown(res *Result, plots []Plot, all []Phase, growth []PhaseGrowth) string {
 	var b strings.Builder
 	o, a := res.Options, res.Account
 	fmt.Fprintf(&b, "# Soak report\n\n")
@@ -67,7 +68,6 @@ func reportMarkdown(res *Result, plots []Plot, growth []PhaseGrowth) string {
 	fmt.Fprintf(&b, "| PVs left at the end | %d |\n", len(a.PVsLeft))
 	fmt.Fprintf(&b, "| volumes made twice (one name, two backend volumes) | %d |\n", len(a.Twice))
 	fmt.Fprintf(&b, "| orphan audit's highest report during the run | %.0f |\n", a.OrphanedMax)
-	all := phases(res.Samples)
 	whole := trendSummary(all, func(p Phase) bool { return p.Trend }, func(p Phase) [3]float64 {
 		return [3]float64{p.RSSSlopePerHour, p.HeapSlopePerHour, p.GoroutinesSlopePerHour}
 	})
@@ -91,7 +91,7 @@ func reportMarkdown(res *Result, plots []Plot, growth []PhaseGrowth) string {
 
 	writeChurn(&b, res)
 	writeFaults(&b, res)
-	writeMemory(&b, res, plots, growth)
+	writeMemory(&b, res, plots, all, growth)
 	writeEvents(&b, a.Events)
 	fmt.Fprintf(&b, "## kube-apiserver's answers to the sidecars\n\nFrom its audit log, by response code, with the most frequent requests of each.\n\n| code | requests | most frequent |\n|---|---|---|\n")
 	for _, c := range a.Responses {
@@ -159,10 +159,10 @@ func writeFaults(b *strings.Builder, res *Result) {
 	b.WriteString("\n")
 }
 
-func writeMemory(b *strings.Builder, res *Result, plots []Plot, growth []PhaseGrowth) {
+func writeMemory(b *strings.Builder, res *Result, plots []Plot, all []Phase, growth []PhaseGrowth) {
 	fmt.Fprintf(b, "## Memory and goroutines\n\nEach replica's process in one role (leader or standby) between two changes, sampled every %s; the trend is a least-squares fit over the samples after the phase's first %s. The Go heap in use also counts garbage not yet collected; RSS adds the runtime's slack. Every %s each replica's heap profile is saved in `profiles/` (`go tool pprof -top -diff_base=<earlier> <later>`) after a forced GC, and the heap allocated right after it is the live heap: what the process keeps, without garbage.\n\n", res.Options.SampleInterval, warmUp, profileEvery)
 	fmt.Fprintf(b, "| replica | pid | role | from | to | RSS (MiB) first → last | RSS trend (MiB/h) | heap in use (MiB) first → last | heap trend (MiB/h) | live heap after GC (MiB), each reading | goroutines first → last | goroutine trend (/h) |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
-	for _, p := range phases(res.Samples) {
+	for _, p := range all {
 		if !p.Trend {
 			continue
 		}
@@ -180,7 +180,7 @@ func writeMemory(b *strings.Builder, res *Result, plots []Plot, growth []PhaseGr
 		b.WriteString("\n")
 	}
 	var long []Phase
-	for _, p := range phases(res.Samples) {
+	for _, p := range all {
 		if p.Halves {
 			long = append(long, p)
 		}
