@@ -98,7 +98,7 @@ func newCapacityTracking(ctx context.Context, o capacityOptions) (*capacityTrack
 		informers.WithTweakListOptions(func(opts *metav1.ListOptions) {
 			opts.LabelSelector = capacity.Selector(o.Driver.Name, managedBy).String()
 		}),
-		informers.WithTransform(stripUnreadMetadata))
+		informers.WithTransform(dropManagedFields))
 	ctrl, err := capacity.New(capacity.Options{
 		DriverName:       o.Driver.Name,
 		ManagedBy:        managedBy,

@@ -84,7 +84,7 @@ func newDataSources(ctx context.Context, o dataSourcesOptions) (*dataSources, er
 		default:
 			d.protectSnapshots = true
 			d.snapshotFactory = snapinformers.NewSharedInformerFactoryWithOptions(o.SnapshotClient, resyncPeriod,
-				snapinformers.WithTransform(stripUnreadMetadata))
+				snapinformers.WithTransform(dropManagedFields))
 			ctrl, err := snapshotprotection.New(snapshotprotection.Options{
 				Client:           o.SnapshotClient,
 				SnapshotInformer: d.snapshotFactory.Snapshot().V1().VolumeSnapshots(),

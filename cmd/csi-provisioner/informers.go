@@ -20,26 +20,31 @@ func newInformerFactory(client kubernetes.Interface) informers.SharedInformerFac
 		informers.WithTransform(trimForCache))
 }
 
-// trimForCache keeps what the controllers read. Pods, watched only for PVC
-// protection and the most numerous objects of a cluster, keep only what
-// its rules need; claims and PVs keep only the phase of their status, and
-// PVs no volume context.
+// trimForCache keeps what the controllers read, and everything a write of
+// a cached copy carries. Pods, watched only for PVC protection and the most
+// numerous objects of a cluster, keep only what its rules need; claims and
+// PVs keep only the phase of their status, and PVs no volume context.
 func trimForCache(obj any) (any, error) {
 	switch o := obj.(type) {
 	case *v1.Pod:
 		return pvcprotection.TrimPod(obj)
 	case *v1.PersistentVolumeClaim:
 		trimClaimStatus(o)
+		return dropManagedFields(obj)
 	case *v1.PersistentVolume:
 		trimVolume(o)
 	}
 	return stripUnreadMetadata(obj)
 }
 
-// stripUnreadMetadata drops managedFields and kubectl's last-applied
-// configuration before objects enter the caches: nothing here reads them
-// and on claims and volumes they are often the largest part of the object.
-func stripUnreadMetadata(obj any) (any, error) {
+// dropManagedFields drops managedFields, which nothing here reads and which
+// are often the largest part of an object. It is the whole trim of the
+// metadata of kinds written with an update of a cached copy (claims,
+// VolumeSnapshots, CSIStorageCapacities): an update replaces the whole
+// annotation map, so their copies must keep every annotation, kubectl's
+// last-applied configuration included; an update without managedFields
+// leaves the object's own as they are in the API.
+func dropManagedFields(obj any) (any, error) {
 	m, err := meta.Accessor(obj)
 	if err != nil {
 		return obj, nil
@@ -47,7 +52,17 @@ func stripUnreadMetadata(obj any) (any, error) {
 	if m.GetManagedFields() != nil {
 		m.SetManagedFields(nil)
 	}
-	delete(m.GetAnnotations(), v1.LastAppliedConfigAnnotation)
+	return obj, nil
+}
+
+// stripUnreadMetadata also drops kubectl's last-applied configuration, for
+// kinds never written from a cached copy (PVs are only patched, the rest
+// only read): on claims and volumes it is often the largest annotation.
+func stripUnreadMetadata(obj any) (any, error) {
+	obj, _ = dropManagedFields(obj)
+	if m, err := meta.Accessor(obj); err == nil {
+		delete(m.GetAnnotations(), v1.LastAppliedConfigAnnotation)
+	}
 	return obj, nil
 }
 

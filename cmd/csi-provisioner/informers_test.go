@@ -30,18 +30,36 @@ func TestStripManagedFields(t *testing.T) {
 	}
 }
 
-func TestLastAppliedConfigurationIsNotCached(t *testing.T) {
-	claim := &v1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "data", Annotations: map[string]string{
-		v1.LastAppliedConfigAnnotation:             `{"apiVersion":"v1","kind":"PersistentVolumeClaim"}`,
-		"volume.kubernetes.io/storage-provisioner": "csi.example.com",
-	}}}
-	out, err := trimForCache(claim)
-	if err != nil {
-		t.Fatal(err)
+func TestLastAppliedConfigurationIsCachedOnlyForKindsWrittenByUpdate(t *testing.T) {
+	annotations := func() map[string]string {
+		return map[string]string{
+			v1.LastAppliedConfigAnnotation:             `{"apiVersion":"v1"}`,
+			"volume.kubernetes.io/storage-provisioner": "csi.example.com",
+		}
 	}
-	got := out.(*v1.PersistentVolumeClaim).Annotations
-	if _, ok := got[v1.LastAppliedConfigAnnotation]; ok || got["volume.kubernetes.io/storage-provisioner"] != "csi.example.com" {
-		t.Errorf("annotations %v: want the last-applied configuration gone and the rest kept", got)
+	claim := &v1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "data", Annotations: annotations()}}
+	pv := &v1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "pv-1", Annotations: annotations()}}
+	for _, tc := range []struct {
+		obj      metav1.Object
+		trim     func(any) (any, error)
+		wantKept bool
+	}{
+		// Claims are written with an update, which replaces the whole
+		// annotation map: a copy without it would erase kubectl's.
+		{obj: claim, trim: trimForCache, wantKept: true},
+		// VolumeSnapshots and CSIStorageCapacities too, through this trim.
+		{obj: claim.DeepCopy(), trim: dropManagedFields, wantKept: true},
+		// PVs are only patched.
+		{obj: pv, trim: trimForCache, wantKept: false},
+	} {
+		out, err := tc.trim(tc.obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := out.(metav1.Object).GetAnnotations()
+		if _, kept := got[v1.LastAppliedConfigAnnotation]; kept != tc.wantKept || got["volume.kubernetes.io/storage-provisioner"] != "csi.example.com" {
+			t.Errorf("%T: annotations %v, want the last-applied configuration kept: %v, and the rest kept", tc.obj, got, tc.wantKept)
+		}
 	}
 }
 
