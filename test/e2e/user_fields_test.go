@@ -96,7 +96,11 @@ func (u userFields) missingFrom(obj metav1.Object) []string {
 
 // applyClaim creates a claim of the class and size with `kubectl apply
 // --server-side`, carrying the user's fields from its first version on.
-func applyClaim(ctx context.Context, t *testing.T, s *framework.Stack, namespace, name, class, size string, u userFields) {
+//
+// kube-apiserver writes the applied configuration into the last-applied
+// annotation itself (so that a later client-side apply merges against it):
+// the fields returned hold the value it wrote.
+func applyClaim(ctx context.Context, t *testing.T, s *framework.Stack, namespace, name, class, size string, u userFields) userFields {
 	t.Helper()
 	var obj map[string]any
 	if err := json.Unmarshal(u.applyPatch("v1", "PersistentVolumeClaim", namespace, name), &obj); err != nil {
@@ -111,11 +115,19 @@ func applyClaim(ctx context.Context, t *testing.T, s *framework.Stack, namespace
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.Client().CoreV1().PersistentVolumeClaims(namespace).Patch(ctx, name, types.ApplyPatchType, patch,
+	applied, err := s.Client().CoreV1().PersistentVolumeClaims(namespace).Patch(ctx, name, types.ApplyPatchType, patch,
 		metav1.PatchOptions{FieldManager: "kubectl", Force: ptrTrue()})
 	if err != nil {
 		t.Fatalf("apply claim %s: %v", name, err)
 	}
+	return u.as(applied)
+}
+
+// as takes the last-applied annotation's value from the applied object.
+func (u userFields) as(applied metav1.Object) userFields {
+	u.annotations = maps.Clone(u.annotations)
+	u.annotations[corev1.LastAppliedConfigAnnotation] = applied.GetAnnotations()[corev1.LastAppliedConfigAnnotation]
+	return u
 }
 
 func ptrTrue() *bool { b := true; return &b }
@@ -169,7 +181,7 @@ func TestClaimWritesKeepTheUsersFields(t *testing.T) {
 	createStorageClass(ctx, t, s, "mock-wffc", waitForFirstConsumer)
 
 	data := newUserFields("PersistentVolumeClaim", "data")
-	applyClaim(ctx, t, s, "default", "data", "mock", "1Gi", data)
+	data = applyClaim(ctx, t, s, "default", "data", "mock", "1Gi", data)
 	_, pv := waitForClaimBound(ctx, t, s, "default", "data")
 	waitForClaimFinalizers(ctx, t, s, "default", "data", func(f []string) bool { return !slices.Contains(f, provisioningProtection) })
 	requireClaimKeeps(ctx, t, s, "default", "data", data, "through provisioning")
@@ -182,7 +194,7 @@ func TestClaimWritesKeepTheUsersFields(t *testing.T) {
 
 	// ResourceExhausted on the selected node: back to the scheduler.
 	big := newUserFields("PersistentVolumeClaim", "big")
-	applyClaim(ctx, t, s, "default", "big", "mock-wffc", "4Gi", big)
+	big = applyClaim(ctx, t, s, "default", "big", "mock-wffc", "4Gi", big)
 	selectNode(ctx, t, s, "default", "big", "node-1")
 	waitFor(ctx, t, s, "claim big to be sent back to the scheduler", func(ctx context.Context) (bool, error) {
 		pvc, err := s.Client().CoreV1().PersistentVolumeClaims("default").Get(ctx, "big", metav1.GetOptions{})
@@ -225,12 +237,13 @@ func TestSnapshotWritesKeepTheUsersFields(t *testing.T) {
 	})
 	fields := newUserFields("VolumeSnapshot", "golden-snap")
 	fields.finalizers = nil // snapshot-controller's own finalizers must not be held up
-	_, err := s.SnapshotClient().SnapshotV1().VolumeSnapshots("default").Patch(ctx, "golden-snap", types.ApplyPatchType,
+	applied, err := s.SnapshotClient().SnapshotV1().VolumeSnapshots("default").Patch(ctx, "golden-snap", types.ApplyPatchType,
 		fields.applyPatch("snapshot.storage.k8s.io/v1", "VolumeSnapshot", "default", "golden-snap"),
 		metav1.PatchOptions{FieldManager: "kubectl", Force: ptrTrue()})
 	if err != nil {
 		t.Fatalf("apply user fields to the snapshot: %v", err)
 	}
+	fields = fields.as(applied)
 
 	createClaim(ctx, t, s, "default", "restored", "mock", restoredFrom("golden-snap"))
 	waitForSnapshotFinalizer(ctx, t, s, "golden-snap", true)
