@@ -15,6 +15,9 @@ import (
 // upstream external-provisioner v5.1.0 through v6.3.0.
 type config struct {
 	showVersion bool
+	// ignoredArgs are the arguments that are not flags, which upstream
+	// ignores; they are only warned of.
+	ignoredArgs []string
 
 	// logging holds component-base's logging flags; applied by realMain.
 	logging *logsapi.LoggingConfiguration
@@ -183,12 +186,8 @@ func (c *config) validate() []error {
 		}
 	}
 
-	if c.provisioningThreads == 0 {
-		add("--worker-threads must be at least 1")
-	}
-	if c.claimProtectionThreads == 0 {
-		add("--cloning-protection-threads must be at least 1")
-	}
+	// --worker-threads=0 and --cloning-protection-threads=0 start, as
+	// upstream; see warnings.
 	if c.volumeProtectionThreads == 0 {
 		add("--protection-threads must be at least 1")
 	}
@@ -198,14 +197,14 @@ func (c *config) validate() []error {
 	if c.protectionScope != protectionScopeDriver && c.protectionScope != protectionScopeAll {
 		add("--protection-scope must be %q or %q, got %q", protectionScopeDriver, protectionScopeAll, c.protectionScope)
 	}
+	// Upstream starts with these too, but zero or negative intervals
+	// would retry failures in a busy loop against the driver and the API
+	// server. A start above the maximum only waits the maximum (warnings).
 	if c.retryIntervalStart <= 0 {
 		add("--retry-interval-start must be positive, got %s", c.retryIntervalStart)
 	}
 	if c.retryIntervalMax <= 0 {
 		add("--retry-interval-max must be positive, got %s", c.retryIntervalMax)
-	}
-	if c.retryIntervalStart > 0 && c.retryIntervalMax > 0 && c.retryIntervalStart > c.retryIntervalMax {
-		add("--retry-interval-start (%s) must not exceed --retry-interval-max (%s)", c.retryIntervalStart, c.retryIntervalMax)
 	}
 
 	errs = append(errs, c.validateVolumeName()...)
@@ -243,19 +242,29 @@ func validateMetricsPath(path string) error {
 	return nil
 }
 
-// validateVolumeName checks that generated volume names, which also name the
-// PVs, are valid object names.
+// validateVolumeName refuses volume names no PV can take. Upstream checks
+// none: it would create the driver's volume with CreateVolume, then fail
+// to store its PV forever, and the volume would outlive its claim with
+// nothing to delete it. Lengths that name no volume at all start (see
+// warnings).
 func (c *config) validateVolumeName() []error {
 	n := c.volumeNameUUIDLength
-	if n != -1 && (n < 1 || n > maxUUIDLength) {
-		// 0 would give every volume the same name.
-		return []error{fmt.Errorf("--volume-name-uuid-length must be -1 (keep the whole UID) or between 1 and %d, got %d", maxUUIDLength, n)}
+	if n == 0 {
+		// Upstream would name every volume "<prefix>-": CreateVolume would
+		// hand the first claim's volume to every other.
+		return []error{fmt.Errorf("--volume-name-uuid-length=0 would give every volume the same name %q, which no PV can take: use -1 (the whole UID) or 1 to %d", c.volumeNamePrefix+"-", maxUUIDLength)}
 	}
 	if c.volumeNamePrefix == "" {
+		// Upstream fails every claim instead; the provisioner here does
+		// not start without a prefix.
 		return []error{fmt.Errorf("--volume-name-prefix must not be empty")}
 	}
+	if n > maxUUIDLength {
+		// No name is made: every claim fails before CreateVolume.
+		return nil
+	}
 	uid := "0123456789abcdef0123456789abcdef"
-	if n == -1 {
+	if n < 0 {
 		uid = "01234567-89ab-cdef-0123-456789abcdef"
 	} else {
 		uid = uid[:n]
@@ -272,11 +281,9 @@ func (c *config) validateLeaderElection() []error {
 	var errs []error
 	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 
-	if ns := c.leaderElectionNamespace; ns != "" {
-		if msgs := validation.IsDNS1123Label(ns); len(msgs) > 0 {
-			add("--leader-election-namespace %q is not a valid namespace: %s", ns, strings.Join(msgs, "; "))
-		}
-	}
+	// An invalid --leader-election-namespace starts, as upstream; see
+	// warnings. Bad timings are refused: client-go's elector panics on
+	// them, upstream's too.
 	if c.leaseDuration <= 0 {
 		add("--leader-election-lease-duration must be positive, got %s", c.leaseDuration)
 	}
@@ -316,9 +323,8 @@ func (c *config) validateCapacity() []error {
 		return nil
 	}
 	var errs []error
-	if c.capacityThreads == 0 {
-		errs = append(errs, fmt.Errorf("--capacity-threads must be at least 1"))
-	}
+	// --capacity-threads=0 starts, as upstream; see warnings. A poll
+	// interval of zero would call GetCapacity in a busy loop.
 	if c.capacityPollInterval <= 0 {
 		errs = append(errs, fmt.Errorf("--capacity-poll-interval must be positive, got %s", c.capacityPollInterval))
 	}

@@ -122,7 +122,8 @@ func additionalProvisionerNames(migratedFrom string) []string {
 }
 
 // newIdentity names this instance uniquely, in upstream's format, for the
-// provisioner-identity annotation and the leader election lease.
+// provisioner-identity annotation; the leader election Lease is held as the
+// host name instead, as upstream's is.
 func newIdentity(driverName string) string {
 	return strconv.FormatInt(time.Now().UnixMilli(), 10) + "-" + strconv.Itoa(rand.IntN(10000)) + "-" + driverName
 }
@@ -142,10 +143,6 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 	// Nodes and CSINodes are read only for topology: in large clusters Nodes
 	// are a big share of the cache, so without topology nothing watches
 	// them (and the library looks a selected node up with a GET).
-	// VolumeAttachments are always watched: Kubernetes creates them for any
-	// driver without a CSIDriver object saying attachRequired=false,
-	// whatever its capabilities, and a volume must never be deleted while
-	// one still names it.
 	var nodes corelisters.NodeLister
 	var csiNodes storagelisters.CSINodeLister
 	var nodeDeployment *controller.NodeDeployment
@@ -203,7 +200,7 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 		ClassLister:                 classes.Lister(),
 		NodeLister:                  nodes,
 		CSINodeLister:               csiNodes,
-		VolumeAttachmentLister:      factory.Storage().V1().VolumeAttachments().Lister(),
+		VolumeAttachmentLister:      attachmentLister(logger, factory, o.Driver.ControllerCapabilities),
 		PluginCapabilities:          o.Driver.PluginCapabilities,
 		ControllerCapabilities:      o.Driver.ControllerCapabilities,
 		Timeout:                     cfg.timeout,
@@ -217,9 +214,18 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 		Features:                    feats,
 		Metrics:                     o.ProvisionerMetrics,
 		NodeDeployment:              nodeDeployment,
+		RetryIntervalMax:            cfg.retryIntervalMax,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating provisioner: %w", err)
+	}
+	// A claim held back after an infeasible CreateVolume is retried at once
+	// when its StorageClass is replaced.
+	if _, err := classes.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    provisioner.OnClassChange,
+		UpdateFunc: func(_, obj any) { provisioner.OnClassChange(obj) },
+	}); err != nil {
+		return nil, fmt.Errorf("StorageClass handler: %w", err)
 	}
 	if nodeDeployment != nil {
 		// A deleted claim's wait to be taken is forgotten.
@@ -243,6 +249,11 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 		}
 	}
 
+	if err := provisioningUnsupported(o.Driver); err != nil {
+		logger.Info("Warning: every claim and every volume deletion will fail, as upstream's do", "reason", err.Error())
+		libProvisioner = unsupportedProvisioner{Provisioner: libProvisioner, err: err}
+	}
+
 	// The library's PV writes are observed, so that a stale copy of a PV
 	// it finished deleting costs no API request (Provisioner.ShouldDelete).
 	provisioning := libcontroller.NewProvisionController(logger, provisioner.LibraryClient(o.Client), o.Driver.Name, libProvisioner,
@@ -256,7 +267,9 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 		// Save created PVs in the background, retrying until they are stored,
 		// so a created volume is never orphaned by a failing API server.
 		libcontroller.CreateProvisionedPVLimiter(workqueue.DefaultTypedControllerRateLimiter[any]()),
-		libcontroller.ClaimsInformer(claims.Informer()),
+		// Through it a claim held back after an infeasible CreateVolume
+		// is handed back to the library when the hold ends.
+		libcontroller.ClaimsInformer(provisioner.LibraryClaimsInformer(claims.Informer())),
 		libcontroller.VolumesInformer(volumes.Informer()),
 		libcontroller.ClassesInformer(classes.Informer()),
 		libcontroller.NodesLister(nodes),

@@ -16,8 +16,8 @@ import (
 // connected to a second time, as upstream does: the CSI call metrics then
 // need the "migrated" label, and which driver it is is only known once
 // connected. migratedFrom is that plugin, "" for none.
-func connectDriver(ctx context.Context, cfg *config, run *runMetrics) (metrics.CSIMetricsManager, *grpc.ClientConn, *csiconn.DriverInfo, string, error) {
-	manager, conn, driver, err := connectAndDiscover(ctx, cfg, run, false)
+func connectDriver(ctx context.Context, cfg *config) (metrics.CSIMetricsManager, *grpc.ClientConn, *csiconn.DriverInfo, string, error) {
+	manager, conn, driver, err := connectAndDiscover(ctx, cfg, false)
 	if err != nil {
 		return nil, nil, nil, "", err
 	}
@@ -30,20 +30,19 @@ func connectDriver(ctx context.Context, cfg *config, run *runMetrics) (metrics.C
 		return nil, nil, nil, "", err
 	}
 	klog.FromContext(ctx).Info("Supports migration from in-tree plugin", "plugin", migratedFrom)
-	manager, conn, driver, err = connectAndDiscover(ctx, cfg, run, true)
+	manager, conn, driver, err = connectAndDiscover(ctx, cfg, true)
 	return manager, conn, driver, migratedFrom, err
 }
 
-func connectAndDiscover(ctx context.Context, cfg *config, run *runMetrics, migrated bool) (metrics.CSIMetricsManager, *grpc.ClientConn, *csiconn.DriverInfo, error) {
-	manager := newMetricsManager(run, migrated)
+func connectAndDiscover(ctx context.Context, cfg *config, migrated bool) (metrics.CSIMetricsManager, *grpc.ClientConn, *csiconn.DriverInfo, error) {
+	manager := newMetricsManager(migrated)
 	conn, err := csiconn.Connect(ctx, cfg.csiAddress, manager)
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	// A driver that cannot provision is not refused: upstream starts with
+	// it (see unsupportedProvisioner).
 	driver, err := csiconn.Discover(ctx, conn, cfg.timeout)
-	if err == nil {
-		err = driver.Validate()
-	}
 	if err != nil {
 		conn.Close()
 		return nil, nil, nil, err

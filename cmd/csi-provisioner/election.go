@@ -17,7 +17,6 @@ type electorOptions struct {
 	// form, as upstream does, so upstream replicas and ours compete for the
 	// same Lease.
 	LockName      string
-	Identity      string
 	Namespace     string // "" for the pod's namespace
 	LeaseDuration time.Duration
 	RenewDeadline time.Duration
@@ -75,7 +74,9 @@ func newElector(opts electorOptions) *elector {
 	if opts.Namespace != "" {
 		le.WithNamespace(opts.Namespace)
 	}
-	le.WithIdentity(opts.Identity)
+	// No WithIdentity: as upstream, csi-lib-utils holds the Lease as the
+	// host name, the pod's name, so a pod restarted under its name takes
+	// its own Lease back at once instead of waiting for it to expire.
 	le.WithLeaseDuration(opts.LeaseDuration)
 	le.WithRenewDeadline(opts.RenewDeadline)
 	le.WithRetryPeriod(opts.RetryPeriod)

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
@@ -28,6 +29,14 @@ type fakeDriver struct {
 	csi.UnimplementedIdentityServer
 	csi.UnimplementedControllerServer
 	controllerCaps []csi.ControllerServiceCapability_RPC_Type
+	// listVolumes counts ListVolumes calls; the orphan audit makes the
+	// first once every informer cache has synced.
+	listVolumes atomic.Int32
+}
+
+func (d *fakeDriver) ListVolumes(context.Context, *csi.ListVolumesRequest) (*csi.ListVolumesResponse, error) {
+	d.listVolumes.Add(1)
+	return &csi.ListVolumesResponse{}, nil
 }
 
 func (d *fakeDriver) GetPluginInfo(context.Context, *csi.GetPluginInfoRequest) (*csi.GetPluginInfoResponse, error) {
@@ -93,6 +102,10 @@ type fakeAPIServer struct {
 	mu      sync.Mutex
 	watched map[string]bool
 	leases  map[string][]byte
+	// requested are the resources asked for at all; forbidden those
+	// answered 403, as with RBAC without their rule.
+	requested map[string]bool
+	forbidden map[string]bool
 }
 
 var listKinds = map[string]string{
@@ -107,7 +120,8 @@ var listKinds = map[string]string{
 // newFakeAPIServer starts a server that closes when the test ends, after
 // the test's later cleanups (such as stopping run) are done.
 func newFakeAPIServer(t *testing.T) *fakeAPIServer {
-	a := &fakeAPIServer{closing: make(chan struct{}), watched: map[string]bool{}, leases: map[string][]byte{}}
+	a := &fakeAPIServer{closing: make(chan struct{}), watched: map[string]bool{}, leases: map[string][]byte{},
+		requested: map[string]bool{}, forbidden: map[string]bool{}}
 	a.Server = httptest.NewServer(http.HandlerFunc(a.serve))
 	t.Cleanup(func() {
 		if a.keepOpen {
@@ -123,6 +137,19 @@ func (a *fakeAPIServer) sawWatch(resource string) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.watched[resource]
+}
+
+func (a *fakeAPIServer) sawRequest(resource string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.requested[resource]
+}
+
+// forbid answers every request for resource with 403 Forbidden.
+func (a *fakeAPIServer) forbid(resource string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.forbidden[resource] = true
 }
 
 func (a *fakeAPIServer) serve(w http.ResponseWriter, r *http.Request) {
@@ -145,6 +172,14 @@ func (a *fakeAPIServer) serve(w http.ResponseWriter, r *http.Request) {
 	}
 
 	resource := parts[len(parts)-1]
+	a.mu.Lock()
+	a.requested[resource] = true
+	forbidden := a.forbidden[resource]
+	a.mu.Unlock()
+	if forbidden {
+		writeStatus(w, http.StatusForbidden, "Forbidden")
+		return
+	}
 	kind, ok := listKinds[resource]
 	if !ok || r.Method != http.MethodGet {
 		writeStatus(w, http.StatusNotFound, "NotFound")

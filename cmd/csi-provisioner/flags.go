@@ -20,17 +20,16 @@ import (
 func parseFlags(args []string) (*config, error) {
 	cfg := newConfig()
 	fs, klogFlags := newFlagSet(cfg)
-	if err := fs.Parse(args); err != nil {
+	// Arguments that are not flags are ignored, and flags after them
+	// still parsed, as with upstream's parser; realMain warns of them.
+	ignored, err := cmdutil.ParseInterspersed(fs, args)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
 		}
 		return nil, errors.New(cmdutil.DashDash(err.Error()))
 	}
-	// The standard parser stops at the first non-flag, which would silently
-	// drop every flag after it (e.g. "--leader-election false --timeout=1m").
-	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected argument %q: flags take their value as --name=value", fs.Arg(0))
-	}
+	cfg.ignoredArgs = ignored
 	if cfg.showVersion {
 		return cfg, nil
 	}
@@ -68,7 +67,9 @@ func printUsage(w io.Writer) {
 // newConfig returns a config whose gates and logging options are at their
 // defaults, ready for newFlagSet.
 func newConfig() *config {
-	return &config{gates: features.New(), logging: logsapi.NewLoggingConfiguration()}
+	gates := features.New()
+	addServerGates(gates)
+	return &config{gates: gates, logging: logsapi.NewLoggingConfiguration()}
 }
 
 // newFlagSet registers every flag on a fresh set bound to cfg, and returns

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -289,7 +290,6 @@ func TestTuningFlagsAreCheckedWhileTheirCapabilityIsOn(t *testing.T) {
 		want string
 	}{
 		{[]string{"--enable-capacity", "--capacity-poll-interval=0"}, "--capacity-poll-interval must be positive"},
-		{[]string{"--enable-capacity", "--capacity-threads=0"}, "--capacity-threads must be at least 1"},
 		{[]string{"--node-deployment", "--node-deployment-base-delay=2s", "--node-deployment-max-delay=1s"}, "--node-deployment-max-delay (1s) must not be less than --node-deployment-base-delay (2s)"},
 		{[]string{"--node-deployment", "--node-deployment-base-delay=-1s"}, "--node-deployment-base-delay must not be negative"},
 	} {
@@ -326,11 +326,8 @@ func TestBadValues(t *testing.T) {
 		flag string
 	}{
 		{[]string{"--worker-threads=-1"}, "--worker-threads"},
-		{[]string{"--worker-threads=0"}, "--worker-threads"},
 		{[]string{"--worker-threads=many"}, "--worker-threads"},
-		{[]string{"--cloning-protection-threads=0"}, "--cloning-protection-threads"},
 		{[]string{"--cloning-protection-threads=-3"}, "--cloning-protection-threads"},
-		{[]string{"--retry-interval-start=10m"}, "--retry-interval-start"},
 		{[]string{"--retry-interval-start=0"}, "--retry-interval-start"},
 		{[]string{"--retry-interval-max=-1s"}, "--retry-interval-max"},
 		{[]string{"--timeout=0"}, "--timeout"},
@@ -338,8 +335,6 @@ func TestBadValues(t *testing.T) {
 		{[]string{"--kube-api-protection-burst=-1"}, "--kube-api-protection-burst"},
 		{[]string{"--timeout=10"}, "--timeout"},
 		{[]string{"--volume-name-uuid-length=0"}, "--volume-name-uuid-length"},
-		{[]string{"--volume-name-uuid-length=-2"}, "--volume-name-uuid-length"},
-		{[]string{"--volume-name-uuid-length=33"}, "--volume-name-uuid-length"},
 		{[]string{"--volume-name-prefix="}, "--volume-name-prefix"},
 		{[]string{"--volume-name-prefix=PVC"}, "--volume-name-prefix"},
 		{[]string{"--volume-name-prefix=my_pvc"}, "--volume-name-prefix"},
@@ -355,7 +350,6 @@ func TestBadValues(t *testing.T) {
 		{[]string{"--leader-election", "--leader-election-lease-duration=10s", "--leader-election-renew-deadline=10s"}, "--leader-election-lease-duration"},
 		{[]string{"--leader-election", "--leader-election-renew-deadline=5s", "--leader-election-retry-period=5s"}, "--leader-election-renew-deadline"},
 		{[]string{"--leader-election", "--leader-election-retry-period=0s"}, "--leader-election-retry-period"},
-		{[]string{"--leader-election", "--leader-election-namespace=Kube_System"}, "--leader-election-namespace"},
 		{[]string{"--leader-election=maybe"}, "--leader-election"},
 		{[]string{"--feature-gates=NoSuchGate=true"}, "NoSuchGate"},
 		{[]string{"--feature-gates=Topology"}, "Topology"},
@@ -368,8 +362,6 @@ func TestBadValues(t *testing.T) {
 		{[]string{"--provisioner=foo"}, "--provisioner"},
 		{[]string{"--connection-timeout=15s"}, "--connection-timeout"},
 		{[]string{"--timeout"}, "--timeout"},
-		{[]string{"--leader-election", "false"}, `"false"`},
-		{[]string{"stray", "--timeout=1m"}, `"stray"`},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -395,11 +387,11 @@ func TestLeaseTimingsOnlyCheckedWithLeaderElection(t *testing.T) {
 }
 
 func TestSeveralErrorsOneLine(t *testing.T) {
-	_, err := parseFlags([]string{"--timeout=0", "--worker-threads=0"})
+	_, err := parseFlags([]string{"--timeout=0", "--kube-api-burst=-1"})
 	if err == nil {
 		t.Fatal("accepted")
 	}
-	for _, want := range []string{"--timeout", "--worker-threads"} {
+	for _, want := range []string{"--timeout", "--kube-api-burst"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("%q does not name %s", err, want)
 		}
@@ -435,7 +427,7 @@ func TestMetricsAddressConflict(t *testing.T) {
 }
 
 func TestVersionSkipsValidation(t *testing.T) {
-	cfg, err := parseFlags([]string{"--version", "--worker-threads=0"})
+	cfg, err := parseFlags([]string{"--version", "--timeout=0"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -471,5 +463,93 @@ func TestProtectionClientLimits(t *testing.T) {
 		if qps, burst := cfg.protectionLimits(); qps != tc.qps || burst != tc.burst {
 			t.Errorf("%v: protection client %g QPS, %d burst; want %g, %d (%s)", tc.args, qps, burst, tc.qps, tc.burst, tc.rationale)
 		}
+	}
+}
+
+// warningsOf are the messages of cfg's start-up warnings, one line.
+func warningsOf(cfg *config) string {
+	var msgs []string
+	for _, w := range cfg.warnings() {
+		msgs = append(msgs, w.msg)
+	}
+	return strings.Join(msgs, " | ")
+}
+
+// Upstream v6.3.0 starts with each of these command lines, silently; so
+// does this sidecar, with a warning of what upstream leaves unsaid.
+func TestUpstreamStartsWithTheseSoDoWe(t *testing.T) {
+	for _, tc := range []struct {
+		args        []string
+		wantWarning string
+		check       func(*config) bool
+	}{
+		// pflag ignores arguments that are not flags and parses the flags
+		// after them: "false" does not turn leader election off.
+		{[]string{"--leader-election", "false", "--timeout=1m"}, "not flags",
+			func(c *config) bool { return c.leaderElection && c.timeout == time.Minute }},
+		{[]string{"stray", "--timeout=1m", "--", "--worker-threads=7"}, "not flags",
+			func(c *config) bool {
+				return c.timeout == time.Minute && c.provisioningThreads == defaultWorkerThreads &&
+					slices.Equal(c.ignoredArgs, []string{"stray", "--worker-threads=7"})
+			}},
+		// Gates of the API server that upstream's gate accepts.
+		{[]string{"--feature-gates=WatchList=false,APIServerTracing=true", "--feature-gates=KMSv1=true"}, "no effect",
+			func(c *config) bool {
+				return slices.Equal(setServerGates(c.gates), []string{"APIServerTracing", "KMSv1", "WatchList"})
+			}},
+		// The library runs no worker: nothing is provisioned, as upstream.
+		{[]string{"--worker-threads=0"}, "--worker-threads=0", func(c *config) bool { return c.provisioningThreads == 0 }},
+		{[]string{"--cloning-protection-threads=0"}, "--cloning-protection-threads=0", nil},
+		{[]string{"--enable-capacity", "--capacity-threads=0"}, "--capacity-threads=0", nil},
+		// Upstream panics at the first claim with these; here -5 names
+		// volumes as -1 does, and 40 fails each claim before CreateVolume.
+		{[]string{"--volume-name-uuid-length=-5"}, "whole claim UID", nil},
+		{[]string{"--volume-name-uuid-length=40"}, "every claim fails", nil},
+		// A prefix of a bad name with a length that makes no name at all.
+		{[]string{"--volume-name-uuid-length=40", "--volume-name-prefix=PVC"}, "every claim fails", nil},
+		// Backing off never exceeds the maximum.
+		{[]string{"--retry-interval-start=10m"}, "--retry-interval-start exceeds", nil},
+		// The Lease cannot be taken there: this instance never leads.
+		{[]string{"--leader-election", "--leader-election-namespace=Kube_System"}, "never leads", nil},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			cfg, err := parseFlags(tc.args)
+			if err != nil {
+				t.Fatalf("refused: %v", err)
+			}
+			if got := warningsOf(cfg); !strings.Contains(got, tc.wantWarning) {
+				t.Errorf("warnings %q, want one saying %q", got, tc.wantWarning)
+			}
+			if tc.check != nil && !tc.check(cfg) {
+				t.Errorf("configuration %+v", cfg)
+			}
+		})
+	}
+}
+
+// These upstream starts with, but running would create volumes that no PV
+// can ever name, which nothing then deletes: refused.
+func TestRefusedWhereRunningWouldLeakVolumes(t *testing.T) {
+	for _, args := range [][]string{
+		// Every volume would be named "pvc-".
+		{"--volume-name-uuid-length=0"},
+		{"--volume-name-prefix=PVC"},
+		{"--volume-name-prefix=my_pvc"},
+		{"--volume-name-prefix=pvc.", "--volume-name-uuid-length=8"},
+		{"--volume-name-prefix=" + strings.Repeat("p", 220)},
+	} {
+		if _, err := parseFlags(args); err == nil || !strings.Contains(err.Error(), "--volume-name-") {
+			t.Errorf("%v: got %v, want a refusal naming the flag", args, err)
+		}
+	}
+}
+
+func TestNoWarningsByDefault(t *testing.T) {
+	cfg, err := parseFlags([]string{"--leader-election", "--leader-election-namespace=kube-system", "--feature-gates=Topology=true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := warningsOf(cfg); got != "" {
+		t.Errorf("warnings %q", got)
 	}
 }

@@ -109,3 +109,26 @@ func TestV6GateSetAndV5Gates(t *testing.T) {
 		t.Error("ReleaseLeaderElectionOnExit must be on")
 	}
 }
+
+// Upstream's --feature-gates also takes the API server's gates, which
+// k8s.io/apiserver registers in the gate upstream sets: with their locks,
+// and listed in the help. They change nothing here (see warnings).
+func TestServerGatesAsUpstream(t *testing.T) {
+	cfg, err := parseFlags([]string{"--feature-gates=AllBeta=false,WatchList=false,ComponentFlagz=true,StorageVersionAPI=true"})
+	if err != nil {
+		t.Fatalf("refused: %v", err)
+	}
+	if cfg.gates.Enabled("WatchList") || !cfg.gates.Enabled("StorageVersionAPI") {
+		t.Error("server gates not set as written")
+	}
+	for _, locked := range []string{"APIServerTracing=false", "SeparateCacheWatchRPC=true"} {
+		if _, err := parseFlags([]string{"--feature-gates=" + locked}); err == nil || !strings.Contains(err.Error(), "locked") {
+			t.Errorf("%s: got %v, want upstream's refusal of a locked gate", locked, err)
+		}
+	}
+	var help strings.Builder
+	printUsage(&help)
+	if !strings.Contains(help.String(), "WatchList=true|false (BETA - default=true)") {
+		t.Error("help does not list the server gates, as upstream's does")
+	}
+}

@@ -32,5 +32,10 @@ func FuzzParseFlags(f *testing.F) {
 		if cfg == nil {
 			t.Fatal("accepted without a configuration")
 		}
+		for _, w := range cfg.warnings() {
+			if strings.Contains(w.msg, "\n") || len(w.keysAndValues)%2 != 0 {
+				t.Fatalf("malformed warning %+v", w)
+			}
+		}
 	})
 }

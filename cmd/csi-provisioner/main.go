@@ -49,6 +49,7 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	if cfg.automaxprocs {
 		klog.FromContext(ctx).Info(automaxprocsNote)
 	}
+	logWarnings(klog.FromContext(ctx), cfg.warnings())
 	if err := run(ctx, cfg); err != nil {
 		klog.FromContext(ctx).Error(err, "Provisioner failed")
 		return 1

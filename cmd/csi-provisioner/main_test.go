@@ -81,14 +81,14 @@ func TestBinary(t *testing.T) {
 		t.Errorf("--version printed %q", got)
 	}
 
-	cmd := exec.Command(bin, "--csi-address=/csi/csi.sock", "--worker-threads=0")
+	cmd := exec.Command(bin, "--csi-address=/csi/csi.sock", "--timeout=0")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	err = cmd.Run()
 	if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 1 {
 		t.Fatalf("bad flag: got %v, want exit status 1", err)
 	}
-	if got := stderr.String(); got != "csi-provisioner: --worker-threads must be at least 1\n" {
+	if got := stderr.String(); got != "csi-provisioner: --timeout must be positive, got 0s\n" {
 		t.Errorf("stderr %q", got)
 	}
 
@@ -126,7 +126,9 @@ func TestBinary(t *testing.T) {
 		api := newFakeAPIServer(t)
 		sock, stopDriver := startDriver(t, provisioningDriver())
 		defer stopDriver()
-		cmd := exec.Command(bin, "--csi-address="+sock, "--kubeconfig="+writeKubeconfig(t, api.URL), "--logging-format=json", "--v=2")
+		// A gate upstream accepts to no effect, to see its warning logged.
+		cmd := exec.Command(bin, "--csi-address="+sock, "--kubeconfig="+writeKubeconfig(t, api.URL), "--logging-format=json", "--v=2",
+			"--feature-gates=WatchList=false")
 		cmd.Env = append(os.Environ(), "KUBECONFIG=")
 		var logs, stdout bytes.Buffer
 		cmd.Stderr, cmd.Stdout = &logs, &stdout
@@ -155,7 +157,8 @@ func TestBinary(t *testing.T) {
 			}
 			messages = append(messages, entry.Msg)
 		}
-		for _, want := range []string{"Starting csi-provisioner", "Stopped"} {
+		for _, want := range []string{"Starting csi-provisioner", "Stopped",
+			"Warning: Feature gates of the Kubernetes API server, accepted as upstream accepts them, have no effect"} {
 			if !slices.Contains(messages, want) {
 				t.Errorf("no %q among the JSON lines %q", want, messages)
 			}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/kubernetes-csi/csi-lib-utils/metrics"
+	"github.com/prometheus/client_golang/prometheus"
 	k8smetrics "k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/legacyregistry"
 	_ "k8s.io/component-base/metrics/prometheus/clientgo/leaderelection" // leader election metrics in the legacy registry
@@ -65,16 +66,20 @@ func newRunMetrics() *runMetrics {
 	return m
 }
 
-// newMetricsManager returns the CSI call metrics manager. Its handler also
-// serves the run's registry and the legacy one, which carries the work
-// queue, leader election, Go runtime and process metrics (client-go takes
-// their providers once per process), so one endpoint exposes what upstream
-// exposes.
+// gatherers are the registries the metrics endpoint serves, upstream's:
+// the legacy one, which carries the work queue, leader election, Go runtime
+// and process metrics (client-go takes their providers once per process),
+// the CSI call metrics and the run's registry.
+func (m *runMetrics) gatherers(csiCalls metrics.CSIMetricsManager) prometheus.Gatherers {
+	return prometheus.Gatherers{legacyregistry.DefaultGatherer, csiCalls.GetRegistry(), m.registry}
+}
+
+// newMetricsManager returns the CSI call metrics manager.
 //
 // For a driver that replaces an in-tree plugin (migrated), the CSI call
 // metrics get upstream's "migrated" label, "true" for the CreateVolume and
 // DeleteVolume calls of in-tree classes and PVs.
-func newMetricsManager(run *runMetrics, migrated bool) metrics.CSIMetricsManager {
+func newMetricsManager(migrated bool) metrics.CSIMetricsManager {
 	opts := []metrics.MetricsManagerOption{
 		// The legacy registry already has process_start_time_seconds;
 		// registering it twice would break scraping.
@@ -84,6 +89,5 @@ func newMetricsManager(run *runMetrics, migrated bool) metrics.CSIMetricsManager
 	if migrated {
 		opts = append(opts, metrics.WithMigration())
 	}
-	m := metrics.NewCSIMetricsManagerWithOptions("", opts...) // driver name is set once known
-	return m.WithAdditionalRegistry(legacyregistry.DefaultGatherer).WithAdditionalRegistry(run.registry)
+	return metrics.NewCSIMetricsManagerWithOptions("", opts...) // driver name is set once known
 }

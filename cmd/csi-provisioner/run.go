@@ -36,7 +36,7 @@ func run(ctx context.Context, cfg *config) error {
 	}
 
 	runMetrics := newRunMetrics()
-	metricsManager, conn, driver, migratedFrom, err := connectDriver(ctx, cfg, runMetrics)
+	metricsManager, conn, driver, migratedFrom, err := connectDriver(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -92,7 +92,11 @@ func run(ctx context.Context, cfg *config) error {
 	recorder.Start()
 
 	address := cfg.httpAddress()
-	mux := newMux(muxOptions{Metrics: metricsManager, MetricsPath: cfg.metricsPath, EnablePprof: cfg.enablePprof})
+	mux := newMux(muxOptions{
+		Gatherers:   runMetrics.gatherers(metricsManager),
+		MetricsPath: cfg.metricsPath,
+		EnablePprof: cfg.enablePprof,
+	})
 	if cfg.enablePprof && address == "" {
 		logger.Info("Warning: --enable-pprof has no effect without --http-endpoint")
 	}
@@ -107,7 +111,6 @@ func run(ctx context.Context, cfg *config) error {
 		electorOpts := electorOptions{
 			Client:        clients.election,
 			LockName:      driver.Name,
-			Identity:      identity,
 			Namespace:     cfg.leaderElectionNamespace,
 			LeaseDuration: cfg.leaseDuration,
 			RenewDeadline: cfg.renewDeadline,

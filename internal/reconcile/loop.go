@@ -57,9 +57,13 @@ func DefaultRateLimiter[K comparable]() workqueue.TypedRateLimiter[K] {
 
 // Options configure a Loop.
 type Options[K comparable] struct {
-	// Name names the queue (its metrics), the logger and the log lines of
-	// start and stop, e.g. "pv-protection".
+	// Name names the logger and the log lines of start and stop, e.g.
+	// "pv-protection", and the queue unless QueueName is set.
 	Name string
+	// QueueName, if set, names the queue, and so its workqueue_* metrics
+	// series: upstream's name for a controller doing upstream's work, so
+	// that dashboards and alerts written for upstream keep working.
+	QueueName string
 	// Sync brings the object of key to its desired state.
 	Sync func(ctx context.Context, key K) (Result, error)
 	// LogValues are the key/value pairs that name key in the logger given
@@ -97,13 +101,17 @@ func New[K comparable](opts Options[K]) (*Loop[K], error) {
 	if logValues == nil {
 		logValues = func(key K) []any { return []any{"key", key} }
 	}
+	queueName := opts.QueueName
+	if queueName == "" {
+		queueName = opts.Name
+	}
 	return &Loop[K]{
 		name:      opts.Name,
 		sync:      opts.Sync,
 		logValues: logValues,
 		processed: opts.Processed,
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(limiter,
-			workqueue.TypedRateLimitingQueueConfig[K]{Name: opts.Name}),
+			workqueue.TypedRateLimitingQueueConfig[K]{Name: queueName}),
 	}, nil
 }
 

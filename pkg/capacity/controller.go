@@ -125,7 +125,9 @@ func New(opts Options) (*Controller, error) {
 		created: createdObjects{byKey: map[Key]createdObject{}},
 	}
 	loop, err := reconcile.New(reconcile.Options[Key]{
-		Name:        "storage-capacity",
+		Name: "storage-capacity",
+		// Upstream's name for its CSIStorageCapacity queue.
+		QueueName:   "csistoragecapacity",
 		Sync:        c.sync,
 		LogValues:   logValues,
 		RateLimiter: opts.RateLimiter,

@@ -142,7 +142,10 @@ func New(opts Options) (*Controller, error) {
 		released: map[types.UID]string{},
 	}
 	loop, err := reconcile.New(reconcile.Options[cache.ObjectName]{
-		Name:        "claim-protection",
+		Name: "claim-protection",
+		// Upstream's cloning protection controller's queue, whose work
+		// this controller does (the library's claim queue shares it).
+		QueueName:   "claims",
 		Sync:        c.sync,
 		LogValues:   reconcile.ObjectNameLogValues("PVC"),
 		RateLimiter: opts.RateLimiter,

@@ -2,7 +2,6 @@ package controller
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
 	"github.com/kubernetes-csi/csi-lib-utils/accessmodes"
@@ -21,7 +20,8 @@ func volumeCapabilities(claim *v1.PersistentVolumeClaim, fsType string, mountOpt
 	for _, accessMode := range claim.Spec.AccessModes {
 		mode, err := accessmodes.ToCSIAccessMode([]v1.PersistentVolumeAccessMode{accessMode}, singleNodeMultiWriter)
 		if err != nil {
-			return nil, fmt.Errorf("claim access mode %s: %w", accessMode, err)
+			// csi-lib-utils' text alone, as upstream reports it.
+			return nil, err
 		}
 		capability := &csi.VolumeCapability{AccessMode: &csi.VolumeCapability_AccessMode{Mode: mode}}
 		if isBlock(claim) {

@@ -109,31 +109,31 @@ func TestCloneRefusals(t *testing.T) {
 		}, nil, "not found"},
 		{"source unbound", func(s *v1.PersistentVolumeClaim, _ *v1.PersistentVolume, _ *v1.PersistentVolumeClaim) {
 			s.Status.Phase = v1.ClaimPending
-		}, nil, "not bound"},
+		}, nil, "the PVC DataSource golden must have a status of Bound.  Got {Pending"},
 		{"source being deleted", func(s *v1.PersistentVolumeClaim, _ *v1.PersistentVolume, _ *v1.PersistentVolumeClaim) {
 			now := metav1.Now()
 			s.DeletionTimestamp = &now
-		}, nil, "being deleted"},
+		}, nil, "error getting handle for DataSource Type PersistentVolumeClaim by Name golden: the PVC DataSource golden is currently being deleted"},
 		{"source without class", func(s *v1.PersistentVolumeClaim, _ *v1.PersistentVolume, _ *v1.PersistentVolumeClaim) {
 			s.Spec.StorageClassName = nil
-		}, nil, "has no StorageClass"},
+		}, nil, "error getting handle for DataSource Type PersistentVolumeClaim by Name golden: the source PVC (golden) storageclass cannot be empty"},
 		{"clone smaller than the source's request", func(_ *v1.PersistentVolumeClaim, _ *v1.PersistentVolume, c *v1.PersistentVolumeClaim) {
 			c.Spec.Resources.Requests[v1.ResourceStorage] = resource.MustParse("512Mi")
-		}, nil, "smaller than the request of data source claim"},
+		}, nil, "error, new PVC request must be greater than or equal in size to the specified PVC data source, requested 536870912 but source is 1073741824"},
 		{"volume mode differs", func(_ *v1.PersistentVolumeClaim, _ *v1.PersistentVolume, c *v1.PersistentVolumeClaim) {
 			block := v1.PersistentVolumeBlock
 			c.Spec.VolumeMode = &block
-		}, nil, "volume mode"},
+		}, nil, "the source PVC and destination PVCs must have the same volume mode for cloning.  Source is Filesystem, but new PVC requested Block"},
 		{"source PV of another driver", func(_ *v1.PersistentVolumeClaim, pv *v1.PersistentVolume, _ *v1.PersistentVolumeClaim) {
 			pv.Spec.CSI.Driver = "other.example.com"
-		}, nil, "not a volume of driver"},
+		}, nil, "error getting handle for DataSource Type PersistentVolumeClaim by Name golden: claim in dataSource not bound or invalid"},
 		{"driver cannot clone", nil, func(o *Options) {
 			o.ControllerCapabilities[csi.ControllerServiceCapability_RPC_CLONE_VOLUME] = false
-		}, "does not support cloning"},
+		}, "CSI driver does not support clone operations: controller CLONE_VOLUME capability is not reported"},
 		{"other namespace", func(_ *v1.PersistentVolumeClaim, _ *v1.PersistentVolume, c *v1.PersistentVolumeClaim) {
 			ns := "team-b"
 			c.Spec.DataSourceRef = &v1.TypedObjectReference{Kind: "PersistentVolumeClaim", Name: "golden", Namespace: &ns}
-		}, nil, "CrossNamespaceVolumeDataSource feature gate is off"},
+		}, nil, "dataSourceRef namespace specified but the CrossNamespaceVolumeDataSource feature is disabled"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -169,19 +169,5 @@ func TestCloneRefusesVolumeWithoutContentSource(t *testing.T) {
 	}
 	if len(e.csi.deletes) != 1 || e.csi.deletes[0].VolumeId != "empty" {
 		t.Fatalf("deletes = %v, want the empty volume deleted", e.csi.deletes)
-	}
-}
-
-func TestPopulatorSourceIsLeftToItsPopulator(t *testing.T) {
-	claim := newClaim("populated", "1Gi")
-	group := "populator.example.com"
-	claim.Spec.DataSourceRef = &v1.TypedObjectReference{APIGroup: &group, Kind: "Image", Name: "ubuntu"}
-	e := newEnv(t, envObjects{})
-	if e.prov.ShouldProvision(context.Background(), claim) {
-		t.Fatal("a claim of a volume populator must be left alone")
-	}
-	_, _, err := e.provision(t, claim, newClass(nil), nil)
-	if _, ok := err.(*controller.IgnoredError); !ok {
-		t.Fatalf("err = %v, want IgnoredError", err)
 	}
 }

@@ -26,7 +26,7 @@ func TestCrossNamespaceCloneNeedsAGrantOfClaims(t *testing.T) {
 		want  string // "" for a clone
 	}{
 		{"grant of claims", grantOf("PersistentVolumeClaim"), ""},
-		{"grant of snapshots only", grantOf("VolumeSnapshot"), "no ReferenceGrant in namespace golden"},
+		{"grant of snapshots only", grantOf("VolumeSnapshot"), "accessing golden/golden of PersistentVolumeClaim dataSource from apps/copy isn't allowed"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

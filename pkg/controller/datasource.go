@@ -2,12 +2,13 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
 	snapv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
 	v1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/klog/v2"
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 
 	"github.com/csi-protect/external-provisioner/pkg/provisioning"
@@ -15,31 +16,59 @@ import (
 
 const annSelectedNode = "volume.kubernetes.io/selected-node"
 
-// isPopulatorClaim tells whether a claim's data source is one this
-// provisioner does not fill: a volume populator owns such claims.
-func isPopulatorClaim(claim *v1.PersistentVolumeClaim) bool {
+// populatorMessage is upstream's Normal Provisioning event on a claim left
+// to its volume populator (pkg/controller/controller.go, prepareProvision).
+const populatorMessage = "Assuming an external populator will provision the volume"
+
+// isPopulated tells whether a data source is one this provisioner does not
+// fill: a volume populator owns its claim. As upstream, a VolumeSnapshot of
+// another API group is no populator's but a refused restore (see
+// contentSource). Unlike upstream, a PersistentVolumeClaim kind of another
+// API group is not cloned as the core claim of that name, whose data it
+// does not name.
+func isPopulated(ds *provisioning.DataSource) bool {
+	return !ds.IsClaim() && ds.Kind != provisioning.SnapshotKind
+}
+
+// leaveToPopulator returns, for a claim whose volume a populator fills,
+// the IgnoredError that leaves it to the populator, after upstream's event
+// saying so; it returns nil for any other claim. As upstream, the claim is
+// first checked like any cross-namespace data source, and the event comes
+// on every attempt: the library posts its own Provisioning event before.
+func (p *Provisioner) leaveToPopulator(claim *v1.PersistentVolumeClaim) error {
 	ds := provisioning.DataSourceOf(claim)
-	return ds != nil && !ds.IsClaim() && !ds.IsSnapshot()
+	if ds == nil || !isPopulated(ds) {
+		return nil
+	}
+	if err := p.crossNamespaceAllowed(claim, ds); err != nil {
+		return err
+	}
+	p.opts.EventRecorder.Event(claim, v1.EventTypeNormal, "Provisioning", populatorMessage)
+	return &controller.IgnoredError{Reason: fmt.Sprintf("data source (%s) is not handled by the provisioner, assuming an external populator will provision it", ds.Kind)}
 }
 
 // contentSource checks the claim's data source and returns the CSI content
 // source that names it, with the source claim of a clone or the snapshot of
-// a restore. It never returns a volume that would be silently empty: every
+// a restore; className is the claim's StorageClass, which a refusal may
+// name. It never returns a volume that would be silently empty: every
 // refusal is an error. Whether the source is being deleted is Provision's
 // to check.
-func (p *Provisioner) contentSource(ctx context.Context, claim *v1.PersistentVolumeClaim) (*csi.VolumeContentSource, sources, error) {
+func (p *Provisioner) contentSource(ctx context.Context, claim *v1.PersistentVolumeClaim, className string) (*csi.VolumeContentSource, sources, error) {
 	ds := provisioning.DataSourceOf(claim)
 	switch {
 	case ds == nil:
 		return nil, sources{}, nil
-	case !ds.IsClaim() && !ds.IsSnapshot():
+	case isPopulated(ds):
+		// Provision left it to its populator already.
 		return nil, sources{}, &controller.IgnoredError{Reason: fmt.Sprintf("data source kind %q of API group %q is left to its volume populator", ds.Kind, ds.APIGroup)}
+	case ds.Kind == provisioning.SnapshotKind && ds.APIGroup != provisioning.SnapshotAPIGroup:
+		return nil, sources{}, fmt.Errorf("the PVC source does not belong to the right APIGroup. Expected %s, Got %s", provisioning.SnapshotAPIGroup, ds.APIGroup)
 	}
 	if err := p.crossNamespaceAllowed(claim, ds); err != nil {
 		return nil, sources{}, err
 	}
 	if ds.IsSnapshot() {
-		source, snapshot, err := p.snapshotSource(ctx, claim, ds)
+		source, snapshot, err := p.snapshotSource(ctx, claim, ds, className)
 		return source, sources{snapshot: snapshot}, err
 	}
 	source, clone, err := p.cloneSource(ctx, claim, ds)
@@ -54,26 +83,25 @@ type sources struct {
 }
 
 // cloneSource checks that a claim may be cloned into the new claim and
-// returns the CSI content source that names its volume.
+// returns the CSI content source that names its volume. The refusals are
+// upstream's texts (pkg/controller/controller.go: checkDriverCapabilities,
+// getPVCSource); where upstream's event leaves out why, the log says it.
 func (p *Provisioner) cloneSource(ctx context.Context, claim *v1.PersistentVolumeClaim, ds *provisioning.DataSource) (*csi.VolumeContentSource, *v1.PersistentVolumeClaim, error) {
 	if !p.opts.ControllerCapabilities[csi.ControllerServiceCapability_RPC_CLONE_VOLUME] {
-		return nil, nil, fmt.Errorf("data source claim %s/%s: driver %s does not support cloning", ds.Namespace, ds.Name, p.opts.DriverName)
+		return nil, nil, errors.New("CSI driver does not support clone operations: controller CLONE_VOLUME capability is not reported")
 	}
 
 	source, err := p.opts.ClaimLister.PersistentVolumeClaims(ds.Namespace).Get(ds.Name)
 	if err != nil {
-		return nil, nil, fmt.Errorf("data source claim %s/%s: %w", ds.Namespace, ds.Name, err)
+		return nil, nil, sourceError(ds, fmt.Errorf("error getting PVC %s (namespace %q) from api server: %w", ds.Name, claim.Namespace, err))
 	}
-	if source.Status.Phase != v1.ClaimBound || source.Spec.VolumeName == "" {
-		return nil, nil, fmt.Errorf("data source claim %s/%s is not bound", ds.Namespace, ds.Name)
+	if source.Status.Phase != v1.ClaimBound {
+		return nil, nil, sourceError(ds, fmt.Errorf("the PVC DataSource %s must have a status of Bound.  Got %v", ds.Name, source.Status))
 	}
 	// Any StorageClass will do, as upstream allows: what matters is that the
 	// source's volume is this driver's, checked on its PV below.
 	if source.Spec.StorageClassName == nil {
-		return nil, nil, fmt.Errorf("data source claim %s/%s has no StorageClass", ds.Namespace, ds.Name)
-	}
-	if isBlock(source) != isBlock(claim) {
-		return nil, nil, fmt.Errorf("data source claim %s/%s has a different volume mode than the clone", ds.Namespace, ds.Name)
+		return nil, nil, sourceError(ds, fmt.Errorf("the source PVC (%s) storageclass cannot be empty", source.Name))
 	}
 	// Upstream's size rule: the clone's request against the source's
 	// request. A driver that gives the clone less than its source holds
@@ -81,27 +109,45 @@ func (p *Provisioner) cloneSource(ctx context.Context, claim *v1.PersistentVolum
 	sourceSize := source.Spec.Resources.Requests[v1.ResourceStorage]
 	requested := claim.Spec.Resources.Requests[v1.ResourceStorage]
 	if requested.Cmp(sourceSize) < 0 {
-		return nil, nil, fmt.Errorf("requested size %s is smaller than the request of data source claim %s/%s (%s)", requested.String(), ds.Namespace, ds.Name, sourceSize.String())
+		return nil, nil, sourceError(ds, fmt.Errorf("error, new PVC request must be greater than or equal in size to the specified PVC data source, requested %v but source is %v", requested.Value(), sourceSize.Value()))
+	}
+	if source.Spec.VolumeName == "" {
+		return nil, nil, sourceError(ds, fmt.Errorf("volume name is empty in source PVC %s", source.Name))
 	}
 
+	invalid := func(why string, keysAndValues ...any) error {
+		klog.FromContext(ctx).Info("Data source claim cannot be cloned: "+why, append([]any{"source", klog.KObj(source), "PV", source.Spec.VolumeName}, keysAndValues...)...)
+		return sourceError(ds, errors.New("claim in dataSource not bound or invalid"))
+	}
 	volume, err := p.opts.VolumeLister.Get(source.Spec.VolumeName)
 	if err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, nil, fmt.Errorf("volume %s of data source claim %s/%s not found", source.Spec.VolumeName, ds.Namespace, ds.Name)
-		}
-		return nil, nil, err
+		return nil, nil, invalid("its PV cannot be read", "err", err)
 	}
 	// An in-tree source of the plugin the driver replaces is its volume too.
 	if volume, _, err = p.csiVolume(ctx, volume); err != nil {
-		return nil, nil, fmt.Errorf("data source claim %s/%s: %w", ds.Namespace, ds.Name, err)
+		return nil, nil, invalid("its PV cannot be translated to CSI", "err", err)
 	}
-	if volume.Spec.CSI == nil || volume.Spec.CSI.Driver != p.opts.DriverName {
-		return nil, nil, fmt.Errorf("volume %s of data source claim %s/%s is not a volume of driver %s", volume.Name, ds.Namespace, ds.Name, p.opts.DriverName)
+	switch ref := volume.Spec.ClaimRef; {
+	case volume.Spec.CSI == nil || volume.Spec.CSI.Driver != p.opts.DriverName:
+		return nil, nil, invalid("its PV is not a volume of this driver")
+	case ref == nil || ref.UID != source.UID || ref.Namespace != source.Namespace || ref.Name != source.Name:
+		// Unlike upstream, the PV's phase is not asked: the replay of an
+		// earlier call must find the source while it is being released.
+		return nil, nil, invalid("its PV is not bound to it")
 	}
-	if ref := volume.Spec.ClaimRef; ref == nil || ref.UID != source.UID {
-		return nil, nil, fmt.Errorf("volume %s is not bound to data source claim %s/%s", volume.Name, ds.Namespace, ds.Name)
+	switch sourceBlock := volume.Spec.VolumeMode != nil && *volume.Spec.VolumeMode == v1.PersistentVolumeBlock; {
+	case sourceBlock && !isBlock(claim):
+		return nil, nil, sourceError(ds, errors.New("the source PVC and destination PVCs must have the same volume mode for cloning.  Source is Block, but new PVC requested Filesystem"))
+	case !sourceBlock && isBlock(claim):
+		return nil, nil, sourceError(ds, errors.New("the source PVC and destination PVCs must have the same volume mode for cloning.  Source is Filesystem, but new PVC requested Block"))
 	}
 	return &csi.VolumeContentSource{Type: &csi.VolumeContentSource_Volume{
 		Volume: &csi.VolumeContentSource_VolumeSource{VolumeId: volume.Spec.CSI.VolumeHandle},
 	}}, source, nil
+}
+
+// cloneSourceDeleted is upstream's refusal of a source claim being deleted.
+func cloneSourceDeleted(source *v1.PersistentVolumeClaim) error {
+	ds := &provisioning.DataSource{Kind: "PersistentVolumeClaim", Name: source.Name}
+	return sourceError(ds, fmt.Errorf("the PVC DataSource %s is currently being deleted", source.Name))
 }

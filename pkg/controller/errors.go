@@ -1,9 +1,13 @@
 package controller
 
 import (
+	"errors"
+
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
+
+	"github.com/csi-protect/external-provisioner/pkg/controller/topology"
 )
 
 // provisioningState maps a CreateVolume error to the lib's provisioning state
@@ -34,4 +38,10 @@ func provisioningState(err error, mayReschedule bool) controller.ProvisioningSta
 	default:
 		return controller.ProvisioningFinished
 	}
+}
+
+// isNoCSINode tells the error of a selected node without a CSINode object.
+func isNoCSINode(err error) bool {
+	var noCSINode *topology.NoCSINodeError
+	return errors.As(err, &noCSINode)
 }

@@ -12,30 +12,57 @@ import (
 )
 
 // LibraryClient returns client as the provisioning library should get it:
-// every call passes through unchanged, and a PV patch that leaves the PV
-// without the library's finalizer is noted, so that ShouldDelete knows the
-// library finished deleting that PV's volume and tells a stale copy of the
-// PV from a failed finalizer removal without asking the API server.
+// every call passes through unchanged but two. A PV patch that leaves the
+// PV without the library's finalizer is noted, so that ShouldDelete knows
+// the library finished deleting that PV's volume and tells a stale copy of
+// the PV from a failed finalizer removal without asking the API server. A
+// claim update that sends the claim back to the scheduler, made stale by
+// the provisioning-protection finalizer write alone, is sent on the version
+// that write made (see reschedule.go).
 func (p *Provisioner) LibraryClient(client kubernetes.Interface) kubernetes.Interface {
-	return libraryClient{Interface: client, deleted: p.deleted}
+	return libraryClient{Interface: client, deleted: p.deleted, writes: p.finalizerWrites}
 }
 
 type libraryClient struct {
 	kubernetes.Interface
 	deleted *deletedVolumes
+	writes  *finalizerWrites
 }
 
 func (c libraryClient) CoreV1() corev1client.CoreV1Interface {
-	return libraryCoreV1{CoreV1Interface: c.Interface.CoreV1(), deleted: c.deleted}
+	return libraryCoreV1{CoreV1Interface: c.Interface.CoreV1(), deleted: c.deleted, writes: c.writes}
 }
 
 type libraryCoreV1 struct {
 	corev1client.CoreV1Interface
 	deleted *deletedVolumes
+	writes  *finalizerWrites
+}
+
+func (c libraryCoreV1) PersistentVolumeClaims(namespace string) corev1client.PersistentVolumeClaimInterface {
+	return libraryClaims{PersistentVolumeClaimInterface: c.CoreV1Interface.PersistentVolumeClaims(namespace), writes: c.writes}
+}
+
+type libraryClaims struct {
+	corev1client.PersistentVolumeClaimInterface
+	writes *finalizerWrites
+}
+
+// Update is how the library sends a claim back to the scheduler.
+func (c libraryClaims) Update(ctx context.Context, claim *v1.PersistentVolumeClaim, opts metav1.UpdateOptions) (*v1.PersistentVolumeClaim, error) {
+	if updated, handled, err := c.rescheduleAfterFinalizerWrite(ctx, claim, opts); handled {
+		return updated, err
+	}
+	return c.PersistentVolumeClaimInterface.Update(ctx, claim, opts)
 }
 
 func (c libraryCoreV1) PersistentVolumes() corev1client.PersistentVolumeInterface {
 	return libraryVolumes{PersistentVolumeInterface: c.CoreV1Interface.PersistentVolumes(), deleted: c.deleted}
+}
+
+// Events is where the library's recorder writes (see libraryEvents).
+func (c libraryCoreV1) Events(namespace string) corev1client.EventInterface {
+	return libraryEvents{EventInterface: c.CoreV1Interface.Events(namespace)}
 }
 
 type libraryVolumes struct {

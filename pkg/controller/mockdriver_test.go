@@ -8,9 +8,11 @@ import (
 	"time"
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
+	"github.com/go-logr/logr"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 
@@ -20,6 +22,22 @@ import (
 // withMockDriver serves the project's mock driver on a real unix socket and
 // points the provisioner at it.
 func withMockDriver(t *testing.T, cfg mockdriver.Config) (*mockdriver.Driver, func(*Options)) {
+	t.Helper()
+	logger, _ := ktesting.NewTestContext(t)
+	return serveMockDriver(t, cfg, logger)
+}
+
+// withObservedMockDriver is withMockDriver, and reports every call the
+// driver failed once it is done with it.
+func withObservedMockDriver(t *testing.T, cfg mockdriver.Config) (*mockdriver.Driver, func(*Options), <-chan endedCall) {
+	t.Helper()
+	ended := make(chan endedCall, 100)
+	logger, _ := ktesting.NewTestContext(t)
+	driver, useDriver := serveMockDriver(t, cfg, logr.New(callLog{LogSink: logger.GetSink(), ended: ended}))
+	return driver, useDriver, ended
+}
+
+func serveMockDriver(t *testing.T, cfg mockdriver.Config, logger klog.Logger) (*mockdriver.Driver, func(*Options)) {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "csi")
 	if err != nil {
@@ -36,8 +54,7 @@ func withMockDriver(t *testing.T, cfg mockdriver.Config) (*mockdriver.Driver, fu
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, ctx := ktesting.NewTestContext(t)
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logger))
 	done := make(chan error, 1)
 	go func() { done <- driver.ServeListener(ctx, lis) }()
 	conn, err := grpc.NewClient(endpoint, grpc.WithTransportCredentials(insecure.NewCredentials()))
@@ -82,12 +99,23 @@ func TestMockDriverProvisionIsIdempotentAndDeleteEmptiesIt(t *testing.T) {
 }
 
 func TestMockDriverTimeoutIsRetriedIntoExactlyOneVolume(t *testing.T) {
-	driver, useDriver := withMockDriver(t, mockdriver.Config{Faults: mockdriver.Faults{CreateDelay: 300 * time.Millisecond}})
+	driver, useDriver, ended := withObservedMockDriver(t, mockdriver.Config{Faults: mockdriver.Faults{CreateDelay: 300 * time.Millisecond}})
 	e := newEnv(t, envObjects{}, useDriver, func(o *Options) { o.Timeout = 50 * time.Millisecond })
 	claim := newClaim("db", "1Gi")
 	_, state, err := e.provision(t, claim, newClass(nil), nil)
 	if err == nil || state != controller.ProvisioningInBackground {
 		t.Fatalf("state %s err %v, want a timeout that may still run", state, err)
+	}
+	// Until the driver has seen the cancellation it still works on the
+	// name and answers a retry with Aborted, as the CSI spec lets it: the
+	// retry under test is the one after that.
+	select {
+	case call := <-ended:
+		if call.Method != "CreateVolume" {
+			t.Fatalf("the driver failed %s, want the timed-out CreateVolume", call.Method)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the driver never gave up the timed-out CreateVolume")
 	}
 	e.prov.opts.Timeout = 5 * time.Second
 	pv, state, err := e.provision(t, claim, newClass(nil), nil)

@@ -10,6 +10,7 @@ import (
 	corelisters "k8s.io/client-go/listers/core/v1"
 	storagelisters "k8s.io/client-go/listers/storage/v1"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/clock"
 	gatewayv1beta1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 )
 
@@ -69,9 +70,12 @@ type Options struct {
 	// Calls records CreateVolume calls for the claim protection controller.
 	Calls CallTracker
 
-	ClaimLister            corelisters.PersistentVolumeClaimLister
-	VolumeLister           corelisters.PersistentVolumeLister
-	ClassLister            storagelisters.StorageClassLister
+	ClaimLister  corelisters.PersistentVolumeClaimLister
+	VolumeLister corelisters.PersistentVolumeLister
+	ClassLister  storagelisters.StorageClassLister
+	// VolumeAttachmentLister, if set, holds DeleteVolume back while a
+	// VolumeAttachment names the PV; nil (a driver without
+	// PUBLISH_UNPUBLISH_VOLUME, as upstream) checks nothing.
 	VolumeAttachmentLister storagelisters.VolumeAttachmentLister
 	// NodeLister and CSINodeLister are read for topology only: needed when
 	// Features.Topology is on and the driver reports topology, nil
@@ -104,7 +108,17 @@ type Options struct {
 	NodeDeployment *NodeDeployment
 	// Metrics of provisioning protection; nil gives unregistered ones.
 	Metrics *Metrics
+
+	// RetryIntervalMax (--retry-interval-max) is how long a claim whose
+	// CreateVolume the driver refused as infeasible (InvalidArgument) is
+	// left alone, as upstream; 0 means upstream's default, 5 minutes.
+	RetryIntervalMax time.Duration
+	// Clock times that hold; nil is the real clock.
+	Clock clock.WithDelayedExecution
 }
+
+// defaultRetryIntervalMax is upstream's default --retry-interval-max.
+const defaultRetryIntervalMax = 5 * time.Minute
 
 // ReferenceGrants reads the cached ReferenceGrants of a namespace.
 type ReferenceGrants interface {

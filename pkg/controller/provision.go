@@ -21,8 +21,24 @@ import (
 //
 // Every error before CreateVolume returns ProvisioningNoChange: a previous
 // call may still be running in the driver, and only a driver answer may say
-// that nothing is being created.
+// that nothing is being created. An infeasible answer (InvalidArgument)
+// holds the claim back, see holdInfeasible.
 func (p *Provisioner) Provision(ctx context.Context, o controller.ProvisionOptions) (*v1.PersistentVolume, controller.ProvisioningState, error) {
+	pv, state, err := p.provision(ctx, o)
+	if o.PVC == nil {
+		return pv, state, err
+	}
+	if state != controller.ProvisioningReschedule {
+		// Only the library's reschedule update may use it.
+		p.finalizerWrites.forget(o.PVC.UID)
+	}
+	if state == controller.ProvisioningFinished && o.StorageClass != nil && isInfeasible(err) {
+		return nil, state, p.holdInfeasible(ctx, o.PVC, o.StorageClass, err)
+	}
+	return pv, state, err
+}
+
+func (p *Provisioner) provision(ctx context.Context, o controller.ProvisionOptions) (*v1.PersistentVolume, controller.ProvisioningState, error) {
 	claim, class := o.PVC, o.StorageClass
 	if claim == nil || class == nil {
 		return nil, controller.ProvisioningFinished, errors.New("provision called without a claim or a StorageClass")
@@ -61,6 +77,9 @@ func (p *Provisioner) Provision(ctx context.Context, o controller.ProvisionOptio
 		// Topology comes from the local driver alone, not from the Node.
 		o.SelectedNode = p.node.node
 	}
+	if err := p.leaveToPopulator(claim); err != nil {
+		return nil, controller.ProvisioningFinished, err
+	}
 	attributesClass := p.attributesClassName(claim)
 	if err := p.checkModifyVolume(attributesClass); err != nil {
 		return nil, controller.ProvisioningFinished, err
@@ -75,7 +94,7 @@ func (p *Provisioner) Provision(ctx context.Context, o controller.ProvisionOptio
 	// Checked here, not in prepare: a replay of an earlier call must
 	// rebuild its request whatever became of the source since.
 	if src := prep.sources.claim; src != nil && src.DeletionTimestamp != nil {
-		return nil, controller.ProvisioningNoChange, fmt.Errorf("data source claim %s/%s is being deleted", src.Namespace, src.Name)
+		return nil, controller.ProvisioningNoChange, cloneSourceDeleted(src)
 	}
 	if err := restorableWhileDeleted(prep.sources.snapshot); err != nil {
 		return nil, controller.ProvisioningNoChange, err
@@ -117,7 +136,8 @@ func (p *Provisioner) Provision(ctx context.Context, o controller.ProvisionOptio
 		state := provisioningState(err, o.SelectedNode != nil && p.opts.topologyEnabled())
 		outcome = outcomeOf(state)
 		logger.V(2).Info("CreateVolume failed", "volume", req.Name, "state", state, "err", err)
-		return nil, state, fmt.Errorf("rpc error from CreateVolume for volume %s: %w", req.Name, err)
+		// The driver's status alone, as upstream reports it.
+		return nil, state, err
 	}
 	volume := resp.GetVolume()
 	if err := p.checkCreated(req, volume); err != nil {
@@ -158,23 +178,28 @@ func (p *Provisioner) Provision(ctx context.Context, o controller.ProvisionOptio
 	return pv, controller.ProvisioningFinished, nil
 }
 
-// checkCreated refuses a driver answer that does not give what was asked.
+// errNoContentSource: the driver answered a clone or restore with a volume
+// of no content source, which may be empty. Upstream's text.
+var errNoContentSource = errors.New("volume content source missing")
+
+// checkCreated refuses a driver answer that does not give what was asked,
+// in upstream's words where upstream checks it too.
 func (p *Provisioner) checkCreated(req *csi.CreateVolumeRequest, volume *csi.Volume) error {
 	if volume == nil || volume.VolumeId == "" {
 		return fmt.Errorf("driver %s returned no volume id for volume %s", p.opts.DriverName, req.Name)
 	}
 	if required := req.CapacityRange.GetRequiredBytes(); volume.CapacityBytes != 0 && volume.CapacityBytes < required {
-		return fmt.Errorf("driver %s created volume %s with %d bytes, less than the %d bytes requested", p.opts.DriverName, req.Name, volume.CapacityBytes, required)
+		return fmt.Errorf("created volume capacity %v less than requested capacity %v", volume.CapacityBytes, required)
 	}
 	if req.VolumeContentSource != nil && volume.ContentSource == nil {
-		return fmt.Errorf("driver %s created volume %s without the requested content source: refusing an empty clone", p.opts.DriverName, req.Name)
+		return errNoContentSource
 	}
 	return nil
 }
 
 // undoCreate deletes a volume the driver created wrongly. If that fails the
 // volume may still exist, so the lib must come back (InBackground) and the
-// retry finds it again by name.
+// retry finds it again by name. The texts are upstream's (Provision).
 func (p *Provisioner) undoCreate(ctx context.Context, req *csi.CreateVolumeRequest, volume *csi.Volume, cause error) (controller.ProvisioningState, error) {
 	if volume == nil || volume.VolumeId == "" {
 		return controller.ProvisioningInBackground, cause
@@ -183,9 +208,14 @@ func (p *Provisioner) undoCreate(ctx context.Context, req *csi.CreateVolumeReque
 	defer cancel()
 	_, err := p.opts.CSIClient.DeleteVolume(callCtx, &csi.DeleteVolumeRequest{VolumeId: volume.VolumeId, Secrets: req.Secrets})
 	if err != nil && !isNotFound(err) {
-		return controller.ProvisioningInBackground, fmt.Errorf("%v; deleting it again failed and will be retried: %w", cause, err)
+		cleanup := "Cleanup"
+		if errors.Is(cause, errNoContentSource) {
+			cleanup = "cleanup" // sic: upstream spells this one so
+		}
+		return controller.ProvisioningInBackground, fmt.Errorf("%v. %s of volume %s failed, volume is orphaned: %w", cause, cleanup, req.Name, err)
 	}
-	return controller.ProvisioningFinished, fmt.Errorf("%v; the volume was deleted", cause)
+	klog.FromContext(ctx).V(2).Info("Deleted the volume the driver created wrongly", "volume", req.Name, "handle", volume.VolumeId, "cause", cause)
+	return controller.ProvisioningFinished, cause
 }
 
 // outcomeOf is what a provisioning state says about the driver: only a
@@ -215,15 +245,15 @@ func (p *Provisioner) prepare(ctx context.Context, o controller.ProvisionOptions
 		return nil, nil, err
 	}
 	if claim.Spec.Selector != nil {
-		return nil, nil, errors.New("claims with a label selector cannot be provisioned dynamically")
+		return nil, nil, errors.New("claim Selector is not supported")
 	}
 	params, err := parameters.Parse(class.Parameters)
 	if err != nil {
-		return nil, nil, fmt.Errorf("StorageClass %s: %w", class.Name, err)
+		return nil, nil, err
 	}
+	// Upstream only logs these, on every attempt; no event.
 	for _, warning := range params.Warnings {
 		klog.FromContext(ctx).Info("StorageClass uses a deprecated parameter", "warning", warning)
-		p.opts.EventRecorder.Event(claim, v1.EventTypeWarning, "DeprecatedParameter", fmt.Sprintf("StorageClass %s: %s", class.Name, warning))
 	}
 	name, err := volumeName(p.opts.VolumeNamePrefix, string(claim.UID), p.opts.VolumeNameUUIDLength)
 	if err != nil {
@@ -267,12 +297,17 @@ func (p *Provisioner) prepare(ctx context.Context, o controller.ProvisionOptions
 	if p.topologyEnabled() {
 		prep.topology = true
 		req.AccessibilityRequirements, err = topology.Requirements(ctx, p.topologyRequest(claim, class, o.SelectedNode))
+		if isNoCSINode(err) {
+			// Upstream's text, alone: prepareState sends the claim back
+			// to the scheduler.
+			return nil, nil, err
+		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("accessibility requirements: %w", err)
 		}
 	}
 
-	if req.VolumeContentSource, prep.sources, err = p.contentSource(ctx, claim); err != nil {
+	if req.VolumeContentSource, prep.sources, err = p.contentSource(ctx, claim, class.Name); err != nil {
 		return nil, nil, err
 	}
 	return req, prep, nil
@@ -283,6 +318,11 @@ func (p *Provisioner) prepare(ctx context.Context, o controller.ProvisionOptions
 // call still running in the driver and are final; any other may follow an
 // earlier timed-out call, so the previous state stays.
 func prepareState(err error) controller.ProvisioningState {
+	if isNoCSINode(err) {
+		// As upstream: the driver is not on the selected node (yet), so
+		// the scheduler may pick another one.
+		return controller.ProvisioningReschedule
+	}
 	var ignored *controller.IgnoredError
 	var otherDriver errOtherDriversClass
 	var translation errTranslation

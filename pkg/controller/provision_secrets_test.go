@@ -1,7 +1,6 @@
 package controller
 
 import (
-	"strings"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
@@ -67,8 +66,9 @@ func TestProvisionReportsMissingProvisionerSecret(t *testing.T) {
 	claim := newClaim("db", "1Gi")
 	claim.Annotations = map[string]string{"team.example.com/stage-secret": "stage-key"}
 	_, _, err := e.provision(t, claim, newClass(secretClass()), nil)
-	if err == nil || !strings.Contains(err.Error(), "db-creds") {
-		t.Fatalf("err = %v, want an error naming the missing secret", err)
+	// Upstream v6.3.0's text (getCredentials).
+	if want := `error getting secret db-creds in namespace apps: secrets "db-creds" not found`; err == nil || err.Error() != want {
+		t.Fatalf("err = %v, want %q", err, want)
 	}
 	if len(e.csi.creates) != 0 {
 		t.Fatal("CreateVolume must wait for the secret")
@@ -76,21 +76,29 @@ func TestProvisionReportsMissingProvisionerSecret(t *testing.T) {
 }
 
 func TestProvisionReportsMalformedSecretReference(t *testing.T) {
-	cases := map[string]map[string]string{
-		"name without namespace": {"csi.storage.k8s.io/provisioner-secret-name": "creds"},
-		"unknown token":          {"csi.storage.k8s.io/node-publish-secret-name": "${pvc.uid}", "csi.storage.k8s.io/node-publish-secret-namespace": "vault"},
-		"missing annotation": {
+	// Upstream v6.3.0's texts (getSecretReference and what it calls).
+	cases := []struct {
+		name   string
+		params map[string]string
+		want   string
+	}{
+		{"name without namespace", map[string]string{"csi.storage.k8s.io/provisioner-secret-name": "creds"},
+			"failed to get name and namespace template from params: either name and namespace for Provisioner secrets specified, Both must be specified"},
+		{"unknown token", map[string]string{"csi.storage.k8s.io/node-publish-secret-name": "${pvc.uid}", "csi.storage.k8s.io/node-publish-secret-namespace": "vault"},
+			`error resolving value "${pvc.uid}": invalid tokens: ["pvc.uid"]`},
+		{"missing annotation", map[string]string{
 			"csi.storage.k8s.io/node-stage-secret-name":      "${pvc.annotations['absent']}",
 			"csi.storage.k8s.io/node-stage-secret-namespace": "vault",
-		},
-		"invalid resolved name": {"csi.storage.k8s.io/node-expand-secret-name": "Bad_Name", "csi.storage.k8s.io/node-expand-secret-namespace": "vault"},
+		}, `error resolving value "${pvc.annotations['absent']}": invalid tokens: ["pvc.annotations['absent']"]`},
+		{"invalid resolved name", map[string]string{"csi.storage.k8s.io/node-expand-secret-name": "Bad_Name", "csi.storage.k8s.io/node-expand-secret-namespace": "vault"},
+			`"Bad_Name" is not a valid secret name`},
 	}
-	for name, params := range cases {
-		t.Run(name, func(t *testing.T) {
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, envObjects{})
-			_, _, err := e.provision(t, newClaim("db", "1Gi"), newClass(params), nil)
-			if err == nil || !strings.Contains(err.Error(), "csi.storage.k8s.io/") {
-				t.Fatalf("err = %v, want an error naming the secret parameter", err)
+			_, _, err := e.provision(t, newClaim("db", "1Gi"), newClass(tc.params), nil)
+			if err == nil || err.Error() != tc.want {
+				t.Fatalf("err = %v, want %q", err, tc.want)
 			}
 			if len(e.csi.creates) != 0 {
 				t.Fatal("CreateVolume must not be called with a bad secret reference")

@@ -14,6 +14,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 )
 
@@ -26,6 +27,12 @@ type Provisioner struct {
 	deleted *deletedVolumes
 	// node is nil in the central deployment.
 	node *nodeDeployment
+	// infeasible holds claims back after an infeasible CreateVolume;
+	// claimHandlers hand them back to the library when the hold ends.
+	infeasible    *infeasibleHolds
+	claimHandlers *claimHandlers
+	// finalizerWrites serve the library's reschedule (reschedule.go).
+	finalizerWrites *finalizerWrites
 }
 
 var (
@@ -49,8 +56,8 @@ func New(opts Options) (*Provisioner, error) {
 		return nil, errors.New("provisioner needs a driver name")
 	case opts.Client == nil || opts.CSIClient == nil:
 		return nil, errors.New("provisioner needs a Kubernetes client and a CSI client")
-	case opts.ClaimLister == nil || opts.VolumeLister == nil || opts.ClassLister == nil || opts.VolumeAttachmentLister == nil:
-		return nil, errors.New("provisioner needs claim, volume, class and VolumeAttachment listers")
+	case opts.ClaimLister == nil || opts.VolumeLister == nil || opts.ClassLister == nil:
+		return nil, errors.New("provisioner needs claim, volume and class listers")
 	case opts.topologyEnabled() && (opts.NodeLister == nil || opts.CSINodeLister == nil):
 		return nil, errors.New("provisioner with topology needs Node and CSINode listers")
 	case opts.Calls == nil:
@@ -63,6 +70,8 @@ func New(opts Options) (*Provisioner, error) {
 		return nil, errors.New("provisioner needs a positive CSI call timeout")
 	case opts.VolumeNamePrefix == "":
 		return nil, errors.New("provisioner needs a volume name prefix")
+	case opts.RetryIntervalMax < 0:
+		return nil, errors.New("provisioner needs a positive retry interval")
 	}
 	if opts.ProtectionClient == nil {
 		opts.ProtectionClient = opts.Client
@@ -71,7 +80,17 @@ func New(opts Options) (*Provisioner, error) {
 	if metrics == nil {
 		metrics = NewMetrics()
 	}
-	p := &Provisioner{opts: opts, calls: opts.Calls, metrics: metrics, deleted: newDeletedVolumes(deletedVolumesKept)}
+	if opts.RetryIntervalMax == 0 {
+		opts.RetryIntervalMax = defaultRetryIntervalMax
+	}
+	if opts.Clock == nil {
+		opts.Clock = clock.RealClock{}
+	}
+	p := &Provisioner{
+		opts: opts, calls: opts.Calls, metrics: metrics, deleted: newDeletedVolumes(deletedVolumesKept),
+		claimHandlers: &claimHandlers{}, finalizerWrites: newFinalizerWrites(),
+	}
+	p.infeasible = newInfeasibleHolds(opts.Clock, opts.RetryIntervalMax, p.requeue)
 	if nd := opts.NodeDeployment; nd != nil {
 		p.node = newNodeDeployment(opts.DriverName, *nd)
 	}
@@ -82,13 +101,17 @@ func New(opts Options) (*Provisioner, error) {
 // driver that cannot make one answers CreateVolume with an error.
 func (p *Provisioner) SupportsBlock(ctx context.Context) bool { return true }
 
-// ShouldProvision leaves claims whose data source is filled by a volume
-// populator to that populator. In node deployment it also leaves claims to
+// ShouldProvision holds back for RetryIntervalMax a claim
+// whose CreateVolume the driver refused as infeasible (see
+// holdInfeasible). In node deployment it also leaves claims to
 // the sidecar of their selected node, and may take a claim of an Immediate
 // class for this node (see checkNode), which can block for the back-off
 // delay (at most NodeDeployment.MaxDelay per attempt) or until ctx ends.
+// A volume populator's claim passes, as upstream's does, so that the
+// library's and Provision's events say it is left to the populator.
 func (p *Provisioner) ShouldProvision(ctx context.Context, claim *v1.PersistentVolumeClaim) bool {
-	if isPopulatorClaim(claim) {
+	if remaining, held := p.infeasible.holding(claim, p.opts.ClassLister); held {
+		klog.FromContext(ctx).V(4).Info("Provisioning held after an infeasible error", "PVC", klog.KObj(claim), "remaining", remaining)
 		return false
 	}
 	if p.node == nil {

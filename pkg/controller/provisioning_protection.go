@@ -43,11 +43,16 @@ func (p *Provisioner) protectClaim(ctx context.Context, claim *v1.PersistentVolu
 		record = append(record, finalizer.WithAnnotation(provisioning.AnnProvisioningNode, p.node.NodeName))
 	}
 	had := finalizer.Has(current, provisioning.ProvisioningProtectionFinalizer)
-	wrote, err := p.addClaimFinalizer(ctx, current, provisioning.ProvisioningProtectionFinalizer, func(live *v1.PersistentVolumeClaim, err error) error {
+	write, err := p.addClaimFinalizer(ctx, current, provisioning.ProvisioningProtectionFinalizer, func(live *v1.PersistentVolumeClaim, err error) error {
 		return liveForProvisioning(claim, live, err)
 	}, record...)
 	if err != nil {
 		return fmt.Errorf("adding the provisioning-protection finalizer before CreateVolume: %w", err)
+	}
+	wrote := write.claim != nil
+	if _, scheduled := claim.Annotations[annSelectedNode]; wrote && scheduled {
+		// For the library's reschedule, should CreateVolume ask for one.
+		p.finalizerWrites.wrote(write)
 	}
 	switch {
 	case wrote && !had:
@@ -76,20 +81,31 @@ func liveForProvisioning(claim, current *v1.PersistentVolumeClaim, err error) er
 }
 
 // addClaimFinalizer adds a finalizer to claim with a write pinned to its
-// version. A cached copy is often a version behind (the binder and the
-// library annotate claims too), so on a conflict it reads the live claim
-// once, lets check refuse it, and writes again on that version.
-func (p *Provisioner) addClaimFinalizer(ctx context.Context, claim *v1.PersistentVolumeClaim, name string, check func(*v1.PersistentVolumeClaim, error) error, opts ...finalizer.Option) (bool, error) {
-	to := finalizer.PersistentVolumeClaims(p.opts.ProtectionClient)
-	wrote, err := finalizer.Add(ctx, to, claim, name, opts...)
+// version, and returns that write (no claim when nothing was written). A
+// cached copy is often a version behind (the binder and the library
+// annotate claims too), so on a conflict it reads the live claim once, lets
+// check refuse it, and writes again on that version.
+func (p *Provisioner) addClaimFinalizer(ctx context.Context, claim *v1.PersistentVolumeClaim, name string, check func(*v1.PersistentVolumeClaim, error) error, opts ...finalizer.Option) (finalizerWrite, error) {
+	var write finalizerWrite
+	// As finalizer.PersistentVolumeClaims (upstream's RBAC grants update
+	// on claims, not patch), keeping the API server's answer.
+	to := finalizer.Update("PersistentVolumeClaim", func(ctx context.Context, changed *v1.PersistentVolumeClaim) error {
+		updated, err := p.opts.ProtectionClient.CoreV1().PersistentVolumeClaims(changed.Namespace).Update(ctx, changed, metav1.UpdateOptions{})
+		if err == nil {
+			write = finalizerWrite{from: changed.ResourceVersion, claim: updated}
+		}
+		return err
+	})
+	_, err := finalizer.Add(ctx, to, claim, name, opts...)
 	if !apierrors.IsConflict(err) {
-		return wrote, err
+		return write, err
 	}
 	live, err := p.opts.ProtectionClient.CoreV1().PersistentVolumeClaims(claim.Namespace).Get(ctx, claim.Name, metav1.GetOptions{})
 	if err := check(live, err); err != nil {
-		return false, err
+		return finalizerWrite{}, err
 	}
-	return finalizer.Add(ctx, to, live, name, opts...)
+	_, err = finalizer.Add(ctx, to, live, name, opts...)
+	return write, err
 }
 
 // protectCloneSource puts the cloning-protection finalizer on the claim a

@@ -131,43 +131,43 @@ func TestRestoreRefusals(t *testing.T) {
 		}, nil, "not found"},
 		{"not bound", func(_ *v1.PersistentVolumeClaim, s *snapv1.VolumeSnapshot, _ *snapv1.VolumeSnapshotContent) {
 			s.Status.BoundVolumeSnapshotContentName = nil
-		}, nil, "not bound to a VolumeSnapshotContent"},
+		}, nil, "error getting handle for DataSource Type VolumeSnapshot by Name nightly: snapshot nightly not bound"},
 		{"content missing", func(_ *v1.PersistentVolumeClaim, _ *snapv1.VolumeSnapshot, c *snapv1.VolumeSnapshotContent) {
 			c.Name = "other"
-		}, nil, "not found"},
+		}, nil, "error getting snapshotcontent snapcontent-5e1f0c2a for snapshot nightly"},
 		{"content bound to another snapshot", func(_ *v1.PersistentVolumeClaim, _ *snapv1.VolumeSnapshot, c *snapv1.VolumeSnapshotContent) {
 			c.Spec.VolumeSnapshotRef.UID = "a-recreated-snapshot"
-		}, nil, "bound to another snapshot"},
+		}, nil, "snapshotcontent snapcontent-5e1f0c2a for snapshot nightly is bound to a different snapshot"},
 		{"content of another driver", func(_ *v1.PersistentVolumeClaim, _ *snapv1.VolumeSnapshot, c *snapv1.VolumeSnapshotContent) {
 			c.Spec.Driver = "other.csi.example.com"
-		}, nil, `belongs to driver "other.csi.example.com"`},
+		}, nil, "snapshotcontent snapcontent-5e1f0c2a for snapshot nightly is not handled by CSI driver of StorageClass fast"},
 		{"not ready", func(_ *v1.PersistentVolumeClaim, s *snapv1.VolumeSnapshot, _ *snapv1.VolumeSnapshotContent) {
 			s.Status.ReadyToUse = ptr.To(false)
-		}, nil, "not ready to use"},
+		}, nil, "snapshot nightly is not Ready"},
 		{"no handle", func(_ *v1.PersistentVolumeClaim, _ *snapv1.VolumeSnapshot, c *snapv1.VolumeSnapshotContent) {
 			c.Status = nil
-		}, nil, "has no snapshot handle"},
+		}, nil, "snapshot handle nightly is not available"},
 		{"claim smaller than the restore size", func(c *v1.PersistentVolumeClaim, _ *snapv1.VolumeSnapshot, _ *snapv1.VolumeSnapshotContent) {
 			c.Spec.Resources.Requests[v1.ResourceStorage] = resource.MustParse("512Mi")
-		}, nil, "smaller than the restore size 1Gi"},
+		}, nil, "requested volume size 536870912 is less than the size 1073741824 for the source snapshot nightly"},
 		{"block claim from a filesystem snapshot", func(c *v1.PersistentVolumeClaim, _ *snapv1.VolumeSnapshot, _ *snapv1.VolumeSnapshotContent) {
 			c.Spec.VolumeMode = ptr.To(v1.PersistentVolumeBlock)
-		}, nil, "has no " + AnnAllowVolumeModeChange + " annotation"},
+		}, nil, "requested volume apps/restored modifies the mode of the source volume but does not have permission to do so. " + AnnAllowVolumeModeChange + " annotation is not present on snapshotcontent snapcontent-5e1f0c2a"},
 		{"mode change refused by the content", func(c *v1.PersistentVolumeClaim, _ *snapv1.VolumeSnapshot, content *snapv1.VolumeSnapshotContent) {
 			c.Spec.VolumeMode = ptr.To(v1.PersistentVolumeBlock)
 			content.Annotations = map[string]string{AnnAllowVolumeModeChange: "false"}
-		}, nil, AnnAllowVolumeModeChange + " is false"},
+		}, nil, AnnAllowVolumeModeChange + " is set to false on snapshotcontent snapcontent-5e1f0c2a"},
 		{"mode change annotation not a boolean", func(c *v1.PersistentVolumeClaim, _ *snapv1.VolumeSnapshot, content *snapv1.VolumeSnapshotContent) {
 			c.Spec.VolumeMode = ptr.To(v1.PersistentVolumeBlock)
 			content.Annotations = map[string]string{AnnAllowVolumeModeChange: "sure"}
-		}, nil, "is not a boolean"},
+		}, nil, "failed to convert " + AnnAllowVolumeModeChange + " annotation value to boolean with error: "},
 		{"snapshot being deleted", func(_ *v1.PersistentVolumeClaim, s *snapv1.VolumeSnapshot, _ *snapv1.VolumeSnapshotContent) {
 			s.DeletionTimestamp = &metav1.Time{}
 			s.Finalizers = []string{"snapshot.storage.kubernetes.io/volumesnapshot-bound-protection"}
-		}, nil, "is being deleted"},
+		}, nil, "error getting handle for DataSource Type VolumeSnapshot by Name nightly: snapshot nightly is being deleted"},
 		{"driver cannot restore", nil, func(o *Options) {
 			o.ControllerCapabilities[csi.ControllerServiceCapability_RPC_CREATE_DELETE_SNAPSHOT] = false
-		}, "does not support snapshot restore"},
+		}, "CSI driver does not support snapshot restore: controller CREATE_DELETE_SNAPSHOT capability is not reported"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -280,9 +280,9 @@ func TestCrossNamespaceRestore(t *testing.T) {
 		grants []*gatewayv1beta1.ReferenceGrant
 		want   string // "" for a restore
 	}{
-		{"gate off", false, []*gatewayv1beta1.ReferenceGrant{grant("")}, "CrossNamespaceVolumeDataSource feature gate is off"},
-		{"no grant", true, nil, "no ReferenceGrant in namespace golden"},
-		{"grant of another snapshot", true, []*gatewayv1beta1.ReferenceGrant{grant("weekly")}, "no ReferenceGrant in namespace golden"},
+		{"gate off", false, []*gatewayv1beta1.ReferenceGrant{grant("")}, "dataSourceRef namespace specified but the CrossNamespaceVolumeDataSource feature is disabled"},
+		{"no grant", true, nil, "accessing golden/nightly of VolumeSnapshot dataSource from apps/restored isn't allowed"},
+		{"grant of another snapshot", true, []*gatewayv1beta1.ReferenceGrant{grant("weekly")}, "accessing golden/nightly of VolumeSnapshot dataSource from apps/restored isn't allowed"},
 		{"grant of every snapshot", true, []*gatewayv1beta1.ReferenceGrant{grant("")}, ""},
 		{"grant of this snapshot", true, []*gatewayv1beta1.ReferenceGrant{grant(testSnapshot)}, ""},
 	}

@@ -2,7 +2,6 @@ package controller
 
 import (
 	"context"
-	"fmt"
 
 	v1 "k8s.io/api/core/v1"
 
@@ -35,7 +34,7 @@ func (p *Provisioner) secrets(ctx context.Context, params *parameters.Parsed, pv
 	}
 	credentials, err := parameters.FetchSecret(ctx, p.opts.Client.CoreV1(), s.deletion)
 	if err != nil {
-		return pvSecrets{}, nil, fmt.Errorf("provisioner secret: %w", err)
+		return pvSecrets{}, nil, err
 	}
 	return s, credentials, nil
 }

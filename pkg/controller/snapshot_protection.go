@@ -28,7 +28,8 @@ func restorableWhileDeleted(snapshot *snapv1.VolumeSnapshot) error {
 	if snapshot == nil || snapshot.DeletionTimestamp == nil || finalizer.Has(snapshot, provisioning.SnapshotSourceProtectionFinalizer) {
 		return nil
 	}
-	return fmt.Errorf("data source snapshot %s/%s is being deleted", snapshot.Namespace, snapshot.Name)
+	// Upstream's text (pkg/controller/controller.go, getSnapshotSource).
+	return fmt.Errorf("error getting handle for DataSource Type %s by Name %s: snapshot %s is being deleted", provisioning.SnapshotKind, snapshot.Name, snapshot.Name)
 }
 
 // protectSnapshotSource puts the source-protection finalizer on the

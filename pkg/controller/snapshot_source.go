@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -20,48 +21,55 @@ import (
 const AnnAllowVolumeModeChange = "snapshot.storage.kubernetes.io/allow-volume-mode-change"
 
 // snapshotSource checks that a VolumeSnapshot may be restored into the
-// claim and returns the CSI content source naming its snapshot handle. The
-// snapshot and its content are read from the API server, as upstream does:
-// a restore is rare next to the cost of caching every snapshot. Whether the
-// snapshot is being deleted is Provision's to check.
-func (p *Provisioner) snapshotSource(ctx context.Context, claim *v1.PersistentVolumeClaim, ds *provisioning.DataSource) (*csi.VolumeContentSource, *snapv1.VolumeSnapshot, error) {
+// claim of StorageClass className and returns the CSI content source naming
+// its snapshot handle. The snapshot and its content are read from the API
+// server, as upstream does: a restore is rare next to the cost of caching
+// every snapshot. Whether the snapshot is being deleted is Provision's to
+// check. The refusals are upstream's texts (pkg/controller/controller.go:
+// checkDriverCapabilities, getSnapshotSource).
+func (p *Provisioner) snapshotSource(ctx context.Context, claim *v1.PersistentVolumeClaim, ds *provisioning.DataSource, className string) (*csi.VolumeContentSource, *snapv1.VolumeSnapshot, error) {
 	if !p.opts.ControllerCapabilities[csi.ControllerServiceCapability_RPC_CREATE_DELETE_SNAPSHOT] {
-		return nil, nil, fmt.Errorf("data source snapshot %s/%s: driver %s does not support snapshot restore: it does not report the CREATE_DELETE_SNAPSHOT capability", ds.Namespace, ds.Name, p.opts.DriverName)
+		return nil, nil, errors.New("CSI driver does not support snapshot restore: controller CREATE_DELETE_SNAPSHOT capability is not reported")
 	}
 	if p.opts.SnapshotClient == nil {
 		return nil, nil, fmt.Errorf("data source snapshot %s/%s: this provisioner has no VolumeSnapshot client", ds.Namespace, ds.Name)
 	}
+	logger := klog.FromContext(ctx)
 	snapshots := p.opts.SnapshotClient.SnapshotV1()
 	snapshot, err := snapshots.VolumeSnapshots(ds.Namespace).Get(ctx, ds.Name, metav1.GetOptions{})
 	if err != nil {
-		return nil, nil, fmt.Errorf("data source snapshot %s/%s: %w", ds.Namespace, ds.Name, err)
+		return nil, nil, sourceError(ds, fmt.Errorf("error getting snapshot %s from api server: %w", ds.Name, err))
 	}
 	if snapshot.Status == nil || snapshot.Status.BoundVolumeSnapshotContentName == nil || *snapshot.Status.BoundVolumeSnapshotContentName == "" {
-		return nil, nil, fmt.Errorf("data source snapshot %s/%s is not bound to a VolumeSnapshotContent", ds.Namespace, ds.Name)
+		return nil, nil, sourceError(ds, fmt.Errorf("snapshot %s not bound", ds.Name))
 	}
 	contentName := *snapshot.Status.BoundVolumeSnapshotContentName
 	content, err := snapshots.VolumeSnapshotContents().Get(ctx, contentName, metav1.GetOptions{})
 	if err != nil {
-		return nil, nil, fmt.Errorf("VolumeSnapshotContent %s of data source snapshot %s/%s: %w", contentName, ds.Namespace, ds.Name, err)
+		// Upstream's event leaves the API error out; the log has it.
+		logger.Info("Reading the content of a data source snapshot failed", "snapshot", klog.KObj(snapshot), "content", contentName, "err", err)
+		return nil, nil, sourceError(ds, fmt.Errorf("error getting snapshotcontent %s for snapshot %s", contentName, ds.Name))
 	}
 	if ref := content.Spec.VolumeSnapshotRef; ref.UID != snapshot.UID || ref.Namespace != snapshot.Namespace || ref.Name != snapshot.Name {
-		return nil, nil, fmt.Errorf("VolumeSnapshotContent %s of data source snapshot %s/%s is bound to another snapshot (%s/%s)", contentName, ds.Namespace, ds.Name, ref.Namespace, ref.Name)
+		logger.Info("The content of a data source snapshot is bound to another snapshot", "snapshot", klog.KObj(snapshot), "content", contentName, "boundTo", klog.KRef(ref.Namespace, ref.Name))
+		return nil, nil, sourceError(ds, fmt.Errorf("snapshotcontent %s for snapshot %s is bound to a different snapshot", contentName, ds.Name))
 	}
 	if content.Spec.Driver != p.opts.DriverName {
-		return nil, nil, fmt.Errorf("VolumeSnapshotContent %s of data source snapshot %s/%s belongs to driver %q, not %s", contentName, ds.Namespace, ds.Name, content.Spec.Driver, p.opts.DriverName)
+		logger.Info("The content of a data source snapshot is another driver's", "snapshot", klog.KObj(snapshot), "content", contentName, "driver", content.Spec.Driver)
+		return nil, nil, sourceError(ds, fmt.Errorf("snapshotcontent %s for snapshot %s is not handled by CSI driver of StorageClass %s", contentName, ds.Name, className))
 	}
 	if snapshot.Status.ReadyToUse == nil || !*snapshot.Status.ReadyToUse {
-		return nil, nil, fmt.Errorf("data source snapshot %s/%s is not ready to use", ds.Namespace, ds.Name)
+		return nil, nil, sourceError(ds, fmt.Errorf("snapshot %s is not Ready", ds.Name))
 	}
 	if content.Status == nil || content.Status.SnapshotHandle == nil || *content.Status.SnapshotHandle == "" {
-		return nil, nil, fmt.Errorf("VolumeSnapshotContent %s of data source snapshot %s/%s has no snapshot handle", contentName, ds.Namespace, ds.Name)
+		return nil, nil, sourceError(ds, fmt.Errorf("snapshot handle %s is not available", ds.Name))
 	}
 	if err := restoreSizeFits(claim, snapshot); err != nil {
-		return nil, nil, err
+		return nil, nil, sourceError(ds, err)
 	}
 	if p.opts.PreventVolumeModeConversion {
 		if err := volumeModeKept(claim, content); err != nil {
-			return nil, nil, err
+			return nil, nil, sourceError(ds, err)
 		}
 	}
 	handle := *content.Status.SnapshotHandle
@@ -79,7 +87,7 @@ func restoreSizeFits(claim *v1.PersistentVolumeClaim, snapshot *snapv1.VolumeSna
 	}
 	requested := claim.Spec.Resources.Requests[v1.ResourceStorage]
 	if requested.Cmp(*snapshot.Status.RestoreSize) < 0 {
-		return fmt.Errorf("requested size %s is smaller than the restore size %s of data source snapshot %s/%s", requested.String(), snapshot.Status.RestoreSize.String(), snapshot.Namespace, snapshot.Name)
+		return fmt.Errorf("requested volume size %d is less than the size %d for the source snapshot %s", requested.Value(), snapshot.Status.RestoreSize.Value(), snapshot.Name)
 	}
 	return nil
 }
@@ -92,16 +100,23 @@ func volumeModeKept(claim *v1.PersistentVolumeClaim, content *snapv1.VolumeSnaps
 	if source == nil || wanted == nil || *source == *wanted {
 		return nil
 	}
+	const refused = "requested volume %s/%s modifies the mode of the source volume but does not have permission to do so. "
 	value, ok := content.Annotations[AnnAllowVolumeModeChange]
 	if !ok {
-		return fmt.Errorf("claim asks for volume mode %s but data source snapshot content %s was taken from a %s volume, and has no %s annotation", *wanted, content.Name, *source, AnnAllowVolumeModeChange)
+		return fmt.Errorf(refused+"%s annotation is not present on snapshotcontent %s", claim.Namespace, claim.Name, AnnAllowVolumeModeChange, content.Name)
 	}
 	allowed, err := strconv.ParseBool(value)
 	if err != nil {
-		return fmt.Errorf("claim asks for volume mode %s but data source snapshot content %s was taken from a %s volume: annotation %s=%q is not a boolean", *wanted, content.Name, *source, AnnAllowVolumeModeChange, value)
+		return fmt.Errorf(refused+"failed to convert %s annotation value to boolean with error: %v", claim.Namespace, claim.Name, AnnAllowVolumeModeChange, err)
 	}
 	if !allowed {
-		return fmt.Errorf("claim asks for volume mode %s but data source snapshot content %s was taken from a %s volume, and %s is false", *wanted, content.Name, *source, AnnAllowVolumeModeChange)
+		return fmt.Errorf(refused+"%s is set to false on snapshotcontent %s", claim.Namespace, claim.Name, AnnAllowVolumeModeChange, content.Name)
 	}
 	return nil
+}
+
+// sourceError words a data source that cannot be used as upstream does
+// (pkg/controller/controller.go, prepareProvision).
+func sourceError(ds *provisioning.DataSource, err error) error {
+	return fmt.Errorf("error getting handle for DataSource Type %s by Name %s: %w", ds.Kind, ds.Name, err)
 }

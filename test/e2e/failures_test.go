@@ -49,6 +49,43 @@ func TestFinalErrorIsReportedAndCreatesNothing(t *testing.T) {
 	}
 }
 
+// An infeasible claim (InvalidArgument) is reported as upstream v6.3.0
+// reports it, and held back for --retry-interval-max after its one
+// CreateVolume: the next call comes only when the hold ends (it came after
+// the back-off's first second before).
+func TestInfeasibleClaimIsRetriedOnlyAfterItsHold(t *testing.T) {
+	const hold = 8 * time.Second
+	ctx, s := startStack(t, framework.StackOptions{
+		Driver:  framework.DriverOptions{FailureRate: 1, FailureCode: "InvalidArgument"},
+		Sidecar: framework.SidecarOptions{ExtraArgs: []string{"--retry-interval-max=" + hold.String()}},
+	})
+	createStorageClass(ctx, t, s, "mock")
+	createClaim(ctx, t, s, "default", "infeasible", "mock")
+
+	ev := waitForClaimEvent(ctx, t, s, "default", "infeasible", corev1.EventTypeWarning, "ProvisioningFailed")
+	const upstreamText = "Volume provisioning failed with infeasible error. Retries will be delayed. rpc error: code = InvalidArgument"
+	if !strings.HasPrefix(ev.Message, upstreamText) {
+		t.Errorf("event %q, want upstream's %q...", ev.Message, upstreamText)
+	}
+	calls := func(n int) time.Time {
+		waitFor(ctx, t, s, fmt.Sprintf("CreateVolume call %d", n), func(context.Context) (bool, error) {
+			got := driverCallsFailed(t, s, "CreateVolume", "InvalidArgument")
+			return got >= n, fmt.Errorf("%d calls", got)
+		})
+		return time.Now()
+	}
+	first := calls(1)
+	second := calls(2)
+	// This test sees each call up to a poll late, the first one perhaps
+	// only at the second's time; a second from the back-off comes after 1s.
+	if gap := second.Sub(first); gap < hold/2 {
+		t.Errorf("the second CreateVolume came %s after the first, want the hold of %s", gap.Round(time.Millisecond), hold)
+	}
+	if n := driverCallsFailed(t, s, "CreateVolume", "InvalidArgument"); n != 2 {
+		t.Errorf("%d CreateVolume calls at the end of the first hold, want 2", n)
+	}
+}
+
 // A CreateVolume slower than --timeout is not a failure of the volume: the
 // sidecar keeps the claim Pending and retries with the same volume name. The
 // backend here keeps creating after its caller gave up (and aborts retries

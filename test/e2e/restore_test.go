@@ -96,7 +96,7 @@ func TestRestoreRefusals(t *testing.T) {
 	}{
 		{"too-small", func(pvc *corev1.PersistentVolumeClaim) {
 			pvc.Spec.Resources.Requests[corev1.ResourceStorage] = resource.MustParse("512Mi")
-		}, "smaller than the restore size"},
+		}, "is less than the size"},
 		{"block-from-filesystem", blockMode, "snapshot.storage.kubernetes.io/allow-volume-mode-change"},
 	}
 	before := len(driverVolumes(t, s))

@@ -41,6 +41,48 @@ func TestUpstreamRBACIsEnough(t *testing.T) {
 			requireWithinGrants(t, s)
 		})
 	}
+	// Upstream's rbac.yaml says the volumeattachments rule is needed only
+	// by drivers with PUBLISH_UNPUBLISH_VOLUME, and driver charts drop it:
+	// the mock driver has no such capability, so nothing here reads them.
+	t.Run("rbac-upstream-v6.3.0-without-volumeattachments.yaml", func(t *testing.T) {
+		manifest := withoutRule(t, upstreamRBACv630, volumeAttachmentsRule, "rbac-upstream-v6.3.0-without-volumeattachments.yaml")
+		ctx, s := startStack(t, framework.StackOptions{
+			Driver: framework.DriverOptions{Topology: true, NodeID: "node-1"},
+			Sidecar: framework.SidecarOptions{
+				LeaderElection: &framework.LeaderElectionOptions{},
+				RBACManifest:   manifest,
+			},
+		})
+		runRBACWorkload(ctx, t, s, withoutProvisionerSecrets)
+		requireWithinGrants(t, s)
+	})
+}
+
+const volumeAttachmentsRule = `  - apiGroups: ["storage.k8s.io"]
+    resources: ["volumeattachments"]
+    verbs: ["get", "list", "watch"]
+`
+
+// withoutRule writes a copy of the manifest without the rule, which must be
+// in it, and returns its path.
+func withoutRule(t *testing.T, manifest, rule, name string) string {
+	t.Helper()
+	root, err := framework.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(root, manifest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), rule) {
+		t.Fatalf("%s has no rule %q to take away", manifest, rule)
+	}
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(strings.Replace(string(data), rule, "", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // With a ClusterRole that lacks update on claims (upstream v5.1.0's, less

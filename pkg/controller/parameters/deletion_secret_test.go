@@ -155,9 +155,9 @@ func TestDeletionSecretFromClassErrors(t *testing.T) {
 		{"claim annotation", classFor(Provisioner, "${pvc.annotations['example.com/secret']}", "ns"), Provisioner.NameKey(), ErrSecretTemplate, "example.com/secret"},
 		{"unknown token", classFor(Provisioner, "creds", "${nope}"), Provisioner.NamespaceKey(), ErrSecretTemplate, "${nope}"},
 		{"invalid name", classFor(Provisioner, "Bad_Name", "ns"), Provisioner.NameKey(), ErrSecretTemplate, "not a valid secret name"},
-		{"name only", map[string]string{Provisioner.NameKey(): "creds"}, Provisioner.NameKey(), ErrSecretKeys, Provisioner.NamespaceKey()},
-		{"name twice", map[string]string{Provisioner.NameKey(): "a", "csiProvisionerSecretName": "b", Provisioner.NamespaceKey(): "ns"}, Provisioner.NameKey(), ErrSecretKeys, "csiProvisionerSecretName"},
-		{"broken default", map[string]string{Prefix + "secret-namespace": "ns"}, Prefix + "secret-namespace", ErrSecretKeys, Prefix + "secret-name"},
+		{"name only", map[string]string{Provisioner.NameKey(): "creds"}, Provisioner.NameKey(), ErrSecretKeys, "either name and namespace for Provisioner secrets specified, Both must be specified"},
+		{"name twice", map[string]string{Provisioner.NameKey(): "a", "csiProvisionerSecretName": "b", Provisioner.NamespaceKey(): "ns"}, Provisioner.NameKey(), ErrSecretKeys, `Provisioner secrets specified in parameters with both "csi" and "csi.storage.k8s.io/" keys`},
+		{"broken default", map[string]string{Prefix + "secret-namespace": "ns"}, Prefix + "secret-namespace", ErrSecretKeys, "failed to get default name and namespace template from params: either name and namespace for Default secrets specified"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

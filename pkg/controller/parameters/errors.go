@@ -20,16 +20,15 @@ var (
 )
 
 // ParamError reports a StorageClass parameter that cannot be used. Key is the
-// offending parameter, so that events point the user at the right line.
+// offending parameter. The text is upstream's for the same fault, word for
+// word, as it reaches the claim's events, where users' alerts match it.
 type ParamError struct {
 	Key    string
 	Reason string
 	Err    error // one of the Err* categories above
 }
 
-func (e *ParamError) Error() string {
-	return fmt.Sprintf("StorageClass parameter %q: %s", e.Key, e.Reason)
-}
+func (e *ParamError) Error() string { return e.Reason }
 
 func (e *ParamError) Unwrap() error { return e.Err }
 

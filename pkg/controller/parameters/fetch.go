@@ -23,7 +23,8 @@ func FetchSecret(ctx context.Context, client typedcorev1.SecretsGetter, ref *v1.
 	// on: a Secret's data must never reach the log, whatever the level.
 	secret, err := client.Secrets(ref.Namespace).Get(klog.NewContext(ctx, logr.Discard()), ref.Name, metav1.GetOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("getting secret %s/%s: %w", ref.Namespace, ref.Name, err)
+		// Upstream's text, which reaches the claim's events.
+		return nil, fmt.Errorf("error getting secret %s in namespace %s: %w", ref.Name, ref.Namespace, err)
 	}
 	// Only Data: StringData is write-only and never returned by the API server.
 	credentials := make(map[string]string, len(secret.Data))

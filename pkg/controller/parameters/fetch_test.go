@@ -57,8 +57,9 @@ func TestFetchSecretMissing(t *testing.T) {
 	if got != nil {
 		t.Errorf("FetchSecret = %v, want nil", got)
 	}
-	if err == nil || !strings.Contains(err.Error(), "team-a/creds") {
-		t.Errorf("error %v does not name team-a/creds", err)
+	// Upstream v6.3.0's getCredentials text, which users' alerts match.
+	if want := `error getting secret creds in namespace team-a: secrets "creds" not found`; err == nil || err.Error() != want {
+		t.Errorf("error %v, want %q", err, want)
 	}
 	if !apierrors.IsNotFound(err) {
 		t.Errorf("error %v is not NotFound", err)
@@ -72,7 +73,7 @@ func TestFetchSecretAPIError(t *testing.T) {
 		return true, nil, boom
 	})
 	_, err := FetchSecret(context.Background(), client.CoreV1(), &v1.SecretReference{Namespace: "ns", Name: "s"})
-	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "ns/s") {
-		t.Errorf("error = %v, want it to wrap %v and name ns/s", err, boom)
+	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "secret s in namespace ns") {
+		t.Errorf("error = %v, want it to wrap %v and name secret s in namespace ns", err, boom)
 	}
 }

@@ -61,6 +61,9 @@ type secretKeys struct {
 	deprecatedNamespace string
 }
 
+// defaultKind names the default secret keys; it is no SecretKind of a call.
+const defaultKind SecretKind = "default"
+
 // numKinds is the number of real secret kinds; slot numKinds holds the
 // default secret, used by every kind that sets no keys of its own.
 const numKinds = 7
@@ -75,7 +78,7 @@ var secretTable = [numKinds + 1]secretKeys{
 	{ControllerExpand, ControllerExpand.NameKey(), ControllerExpand.NamespaceKey(), "", ""},
 	{NodeExpand, NodeExpand.NameKey(), NodeExpand.NamespaceKey(), "", ""},
 	{ControllerModify, ControllerModify.NameKey(), ControllerModify.NamespaceKey(), "", ""},
-	{"default", Prefix + "secret-name", Prefix + "secret-namespace", "", ""},
+	{defaultKind, Prefix + "secret-name", Prefix + "secret-namespace", "", ""},
 }
 
 const (

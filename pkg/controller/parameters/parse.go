@@ -77,7 +77,7 @@ func Parse(params map[string]string) (*Parsed, error) {
 	if fsTypes > 1 {
 		keys := fsTypeKeys(params)
 		return nil, paramError(ErrFSTypeConflict, keys[0],
-			"the filesystem type is set by %s; set only %q", quoted(keys), FSTypeKey)
+			"fstype specified in parameters with both \"fstype\" and \"%s\" keys", FSTypeKey)
 	}
 	def, hasDef, defErr := raw[defaultSlot].template(secretTable[defaultSlot])
 	for i := range numKinds {
@@ -96,7 +96,7 @@ func Parse(params map[string]string) (*Parsed, error) {
 	}
 	if unknown != "" {
 		return nil, paramError(ErrUnknownKey, unknown,
-			"unknown key with the reserved prefix %s", Prefix)
+			"failed to strip CSI Parameters of prefixed keys: found unknown parameter key \"%s\" with reserved namespace %s", unknown, Prefix)
 	}
 	if deprecated {
 		p.Warnings = deprecationWarnings(params)
@@ -121,15 +121,13 @@ func (r *rawSecret) template(keys secretKeys) (t SecretTemplate, ok bool, err *P
 	t.NameKey, t.NamespaceKey = keys.name, keys.namespace
 	if r[fieldDeprecatedName].set {
 		if name.set {
-			return t, false, paramError(ErrSecretKeys, keys.name,
-				"conflicts with the deprecated key %q; set only %q", keys.deprecatedName, keys.name)
+			return t, false, keys.templateError(keys.name, "%s secrets specified in parameters with both \"csi\" and \"%s\" keys", keys.upstreamName(), Prefix)
 		}
 		name, t.NameKey = r[fieldDeprecatedName], keys.deprecatedName
 	}
 	if r[fieldDeprecatedNamespace].set {
 		if ns.set {
-			return t, false, paramError(ErrSecretKeys, keys.namespace,
-				"conflicts with the deprecated key %q; set only %q", keys.deprecatedNamespace, keys.namespace)
+			return t, false, keys.templateError(keys.namespace, "%s secrets specified in parameters with both \"csi\" and \"%s\" keys", keys.upstreamName(), Prefix)
 		}
 		ns, t.NamespaceKey = r[fieldDeprecatedNamespace], keys.deprecatedNamespace
 	}
@@ -137,22 +135,42 @@ func (r *rawSecret) template(keys secretKeys) (t SecretTemplate, ok bool, err *P
 	case !name.set && !ns.set:
 		return SecretTemplate{}, false, nil
 	case !ns.set:
-		return t, false, paramError(ErrSecretKeys, t.NameKey,
-			"the %s secret needs a namespace too: set %q", keys.kind, keys.namespace)
+		return t, false, keys.templateError(t.NameKey, "either name and namespace for %s secrets specified, Both must be specified", keys.upstreamName())
 	case !name.set:
-		return t, false, paramError(ErrSecretKeys, t.NamespaceKey,
-			"the %s secret needs a name too: set %q", keys.kind, keys.name)
+		return t, false, keys.templateError(t.NamespaceKey, "either name and namespace for %s secrets specified, Both must be specified", keys.upstreamName())
 	case name.value == "":
-		return t, false, paramError(ErrSecretKeys, t.NameKey, "the %s secret name is empty", keys.kind)
+		return t, false, keys.templateError(t.NameKey, "%s secrets specified in parameters but value of either namespace or name is empty", keys.upstreamName())
 	case ns.value == "":
-		return t, false, paramError(ErrSecretKeys, t.NamespaceKey, "the %s secret namespace is empty", keys.kind)
+		return t, false, keys.templateError(t.NamespaceKey, "%s secrets specified in parameters but value of either namespace or name is empty", keys.upstreamName())
 	}
 	t.Name, t.Namespace = name.value, ns.value
 	return t, true, nil
 }
 
+// templateError words a fault in the secret keys of one kind as upstream:
+// its text names the kind, not the key, and says whether it is the default.
+func (k secretKeys) templateError(key, format string, args ...any) *ParamError {
+	lead := "failed to get name and namespace template from params: "
+	if k.kind == defaultKind {
+		lead = "failed to get default name and namespace template from params: "
+	}
+	return paramError(ErrSecretKeys, key, lead+format, args...)
+}
+
+// upstreamName is the kind as upstream's texts name it: "NodeStage" for
+// node-stage, "Default" for the default keys.
+func (k secretKeys) upstreamName() string {
+	var b strings.Builder
+	for word := range strings.SplitSeq(string(k.kind), "-") {
+		if word != "" {
+			b.WriteString(strings.ToUpper(word[:1]) + word[1:])
+		}
+	}
+	return b.String()
+}
+
 // fsTypeKeys lists the keys that set the filesystem type: FSTypeKey first if
-// present, then the deprecated spellings sorted. Only used to explain a conflict.
+// present, then the deprecated spellings sorted. Only used to name a conflict's key.
 func fsTypeKeys(params map[string]string) []string {
 	var keys []string
 	for k := range params {
@@ -189,12 +207,4 @@ func deprecationWarnings(params map[string]string) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-func quoted(keys []string) string {
-	q := make([]string, len(keys))
-	for i, k := range keys {
-		q[i] = fmt.Sprintf("%q", k)
-	}
-	return strings.Join(q, " and ")
 }

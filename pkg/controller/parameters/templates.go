@@ -71,14 +71,14 @@ func (t SecretTemplate) Resolve(in TemplateInput) (*v1.SecretReference, error) {
 		return nil, err
 	}
 	if msgs := validation.IsDNS1123Label(ns); len(msgs) > 0 {
-		return nil, invalidResult(t.NamespaceKey, t.Namespace, ns, "namespace", msgs)
+		return nil, invalidResult(t.NamespaceKey, t.Namespace, ns, "namespace name")
 	}
 	name, err := expand(t.Name, t.NameKey, in, true)
 	if err != nil {
 		return nil, err
 	}
 	if msgs := validation.IsDNS1123Subdomain(name); len(msgs) > 0 {
-		return nil, invalidResult(t.NameKey, t.Name, name, "name", msgs)
+		return nil, invalidResult(t.NameKey, t.Name, name, "secret name")
 	}
 	return &v1.SecretReference{Name: name, Namespace: ns}, nil
 }
@@ -101,11 +101,7 @@ func expand(tmpl, key string, in TemplateInput, inName bool) (string, error) {
 		return out, nil
 	}
 	slices.Sort(bad)
-	reasons := make([]string, len(bad))
-	for i, tok := range bad {
-		reasons[i] = explainToken(tok, in, inName)
-	}
-	return "", paramError(ErrSecretTemplate, key, "cannot resolve %q: %s", tmpl, strings.Join(reasons, "; "))
+	return "", paramError(ErrSecretTemplate, key, "error resolving value %q: invalid tokens: %q", tmpl, bad)
 }
 
 func lookupToken(tok string, in TemplateInput, inName bool) (string, bool) {
@@ -140,25 +136,11 @@ func annotationKey(tok string) (string, bool) {
 	return tok[len(annotationTokenPrefix) : len(tok)-len(annotationTokenSuffix)], true
 }
 
-// explainToken says why tok did not resolve; lookupToken decides that it did not.
-func explainToken(tok string, in TemplateInput, inName bool) string {
-	annotation, isAnnotation := annotationKey(tok)
-	switch {
-	case tok != tokenPVCName && tok != tokenPVCNamespace && !isAnnotation:
-		return fmt.Sprintf("unknown token ${%s}", tok)
-	case !inName && tok != tokenPVCNamespace:
-		return fmt.Sprintf("${%s} is not allowed in a secret namespace, only ${%s} and ${%s} are", tok, tokenPVName, tokenPVCNamespace)
-	case in.PVC == nil:
-		return fmt.Sprintf("${%s} needs the claim, which is not known here", tok)
-	default:
-		return fmt.Sprintf("claim %s/%s has no annotation %q", in.PVC.Namespace, in.PVC.Name, annotation)
-	}
-}
-
-func invalidResult(key, tmpl, got, what string, msgs []string) *ParamError {
+// invalidResult words an invalid secret namespace or name (what: "namespace
+// name" or "secret name") as upstream does.
+func invalidResult(key, tmpl, got, what string) *ParamError {
 	if got == tmpl {
-		return paramError(ErrSecretTemplate, key, "%q is not a valid secret %s: %s", tmpl, what, strings.Join(msgs, "; "))
+		return paramError(ErrSecretTemplate, key, "%q is not a valid %s", tmpl, what)
 	}
-	return paramError(ErrSecretTemplate, key, "%q resolved to %q, which is not a valid secret %s: %s",
-		tmpl, got, what, strings.Join(msgs, "; "))
+	return paramError(ErrSecretTemplate, key, "%q resolved to %q which is not a valid %s", tmpl, got, what)
 }

@@ -70,25 +70,25 @@ func TestSecretRefErrors(t *testing.T) {
 		key                    string
 		want                   string
 	}{
-		{"unknown token", "${foo}", "ns", provisionInput, nameKey, "unknown token ${foo}"},
-		{"unbraced token", "$foo", "ns", provisionInput, nameKey, "unknown token ${foo}"},
-		{"misspelt pv token", "${pv.Name}", "ns", provisionInput, nameKey, "unknown token ${pv.Name}"},
-		{"unknown token in namespace", "n", "${node.name}", provisionInput, nsKey, "unknown token ${node.name}"},
-		{"claim name in namespace", "n", "${pvc.name}", provisionInput, nsKey, "not allowed in a secret namespace"},
-		{"annotation in namespace", "n", "${pvc.annotations['example.com/secret']}", provisionInput, nsKey, "not allowed in a secret namespace"},
-		{"missing annotation", "${pvc.annotations['example.com/nope']}", "ns", provisionInput, nameKey, `claim team-a/data has no annotation "example.com/nope"`},
-		{"annotation without claim", "${pvc.annotations['example.com/secret']}", "ns", TemplateInput{PVName: "pv"}, nameKey, "needs the claim"},
-		{"claim name without claim", "${pvc.name}", "ns", TemplateInput{PVName: "pv"}, nameKey, "needs the claim"},
-		{"claim namespace without claim", "n", "${pvc.namespace}", TemplateInput{PVName: "pv"}, nsKey, "needs the claim"},
-		{"all bad tokens listed", "${b}-${a}-${b}", "ns", provisionInput, nameKey, "unknown token ${a}; unknown token ${b}"},
+		{"unknown token", "${foo}", "ns", provisionInput, nameKey, `error resolving value "${foo}": invalid tokens: ["foo"]`},
+		{"unbraced token", "$foo", "ns", provisionInput, nameKey, `error resolving value "$foo": invalid tokens: ["foo"]`},
+		{"misspelt pv token", "${pv.Name}", "ns", provisionInput, nameKey, `error resolving value "${pv.Name}": invalid tokens: ["pv.Name"]`},
+		{"unknown token in namespace", "n", "${node.name}", provisionInput, nsKey, `error resolving value "${node.name}": invalid tokens: ["node.name"]`},
+		{"claim name in namespace", "n", "${pvc.name}", provisionInput, nsKey, `error resolving value "${pvc.name}": invalid tokens: ["pvc.name"]`},
+		{"annotation in namespace", "n", "${pvc.annotations['example.com/secret']}", provisionInput, nsKey, `invalid tokens: ["pvc.annotations['example.com/secret']"]`},
+		{"missing annotation", "${pvc.annotations['example.com/nope']}", "ns", provisionInput, nameKey, `error resolving value "${pvc.annotations['example.com/nope']}": invalid tokens: ["pvc.annotations['example.com/nope']"]`},
+		{"annotation without claim", "${pvc.annotations['example.com/secret']}", "ns", TemplateInput{PVName: "pv"}, nameKey, `invalid tokens: ["pvc.annotations['example.com/secret']"]`},
+		{"claim name without claim", "${pvc.name}", "ns", TemplateInput{PVName: "pv"}, nameKey, `invalid tokens: ["pvc.name"]`},
+		{"claim namespace without claim", "n", "${pvc.namespace}", TemplateInput{PVName: "pv"}, nsKey, `invalid tokens: ["pvc.namespace"]`},
+		{"all bad tokens listed", "${b}-${a}-${b}", "ns", provisionInput, nameKey, `error resolving value "${b}-${a}-${b}": invalid tokens: ["a" "b"]`},
 		{"invalid literal name", "Bad_Name", "ns", provisionInput, nameKey, `"Bad_Name" is not a valid secret name`},
-		{"invalid resolved name", "${pvc.annotations['example.com/upper']}", "ns", provisionInput, nameKey, `resolved to "Not_Valid", which is not a valid secret name`},
+		{"invalid resolved name", "${pvc.annotations['example.com/upper']}", "ns", provisionInput, nameKey, `"${pvc.annotations['example.com/upper']}" resolved to "Not_Valid" which is not a valid secret name`},
 		{"empty resolved name", "${pvc.annotations['example.com/empty']}", "ns", provisionInput, nameKey, `resolved to ""`},
 		{"empty pv name", "${pv.name}", "ns", TemplateInput{}, nameKey, `resolved to ""`},
 		{"name too long", strings.Repeat("a", 254), "ns", provisionInput, nameKey, "not a valid secret name"},
-		{"invalid literal namespace", "n", "Kube_System", provisionInput, nsKey, `"Kube_System" is not a valid secret namespace`},
-		{"namespace with a dot", "n", "${pvc.namespace}.x", provisionInput, nsKey, `resolved to "team-a.x", which is not a valid secret namespace`},
-		{"namespace too long", "n", strings.Repeat("a", 64), provisionInput, nsKey, "not a valid secret namespace"},
+		{"invalid literal namespace", "n", "Kube_System", provisionInput, nsKey, `"Kube_System" is not a valid namespace name`},
+		{"namespace with a dot", "n", "${pvc.namespace}.x", provisionInput, nsKey, `"${pvc.namespace}.x" resolved to "team-a.x" which is not a valid namespace name`},
+		{"namespace too long", "n", strings.Repeat("a", 64), provisionInput, nsKey, "is not a valid namespace name"},
 		{"namespace checked first", "${foo}", "${bar}", provisionInput, nsKey, "${bar}"},
 	}
 	for _, tc := range tests {
@@ -112,7 +112,7 @@ func TestSecretRefDeprecatedKeyNamed(t *testing.T) {
 func TestSecretRefDefaultKeyNamed(t *testing.T) {
 	p := mustParse(t, map[string]string{Prefix + "secret-name": "n", Prefix + "secret-namespace": "${pvc.name}"})
 	_, err := p.SecretRef(ControllerExpand, provisionInput)
-	checkParamError(t, err, Prefix+"secret-namespace", ErrSecretTemplate, "not allowed")
+	checkParamError(t, err, Prefix+"secret-namespace", ErrSecretTemplate, `invalid tokens: ["pvc.name"]`)
 }
 
 func TestSecretRefNone(t *testing.T) {

@@ -35,9 +35,17 @@ func TestSelectedNodeWithoutCSINode(t *testing.T) {
 	req := c.request(t)
 	req.SelectedNode = c.node(t, "n0")
 
-	err := expectError(t, req, `"n0"`, driver)
+	err := expectError(t, req)
 	if !apierrors.IsNotFound(err) {
 		t.Errorf("error %v does not wrap the NotFound error of the lister", err)
+	}
+	var noCSINode *NoCSINodeError
+	if !errors.As(err, &noCSINode) || noCSINode.Node != "n0" {
+		t.Errorf("error %v is not a NoCSINodeError of node n0", err)
+	}
+	// Upstream's text, which its ProvisioningFailed event shows.
+	if want := `failed to get selected CSINode n0: csinode.storage.k8s.io "n0" not found`; err.Error() != want {
+		t.Errorf("error %q, want %q", err, want)
 	}
 }
 

@@ -144,7 +144,7 @@ func selectedNodeTopology(req Request) ([]string, term, error) {
 	}
 	csiNode, err := req.CSINodes.Get(node)
 	if apierrors.IsNotFound(err) {
-		return nil, nil, fmt.Errorf("no topology key found on CSINode %q: the CSINode of selected node %q does not exist yet, so driver %q has not registered there: %w", node, node, driver, err)
+		return nil, nil, &NoCSINodeError{Node: node, Err: err}
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("getting CSINode of selected node %q: %w", node, err)
@@ -159,6 +159,22 @@ func selectedNodeTopology(req Request) ([]string, term, error) {
 	}
 	return keys, t, nil
 }
+
+// NoCSINodeError says that the selected node has no CSINode object: no
+// CSI driver has registered there (yet). As upstream, the claim goes back
+// to the scheduler, which may pick another node.
+type NoCSINodeError struct {
+	Node string
+	// Err is the lister's NotFound error.
+	Err error
+}
+
+// Error is upstream's text, which its event shows.
+func (e *NoCSINodeError) Error() string {
+	return fmt.Sprintf("failed to get selected CSINode %s: %v", e.Node, e.Err)
+}
+
+func (e *NoCSINodeError) Unwrap() error { return e.Err }
 
 // checkAllowed makes sure that the selected node lies in one of the allowed
 // topologies, because with strict topology the node's own segment replaces

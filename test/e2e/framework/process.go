@@ -39,6 +39,24 @@ type ProcessOptions struct {
 	// StopTimeout bounds the wait after SIGTERM in Stop. Defaults to
 	// DefaultStopTimeout.
 	StopTimeout time.Duration
+	// Hostname, if set, runs the program in a UTS namespace of its own
+	// with this host name, as a pod's containers see the pod's name. It
+	// needs root (CAP_SYS_ADMIN); see OwnHostnames.
+	Hostname string
+}
+
+// OwnHostnames reports whether processes can get a host name of their own
+// (ProcessOptions.Hostname): only root may make a UTS namespace.
+func OwnHostnames() bool { return os.Geteuid() == 0 }
+
+// hostnameCommand runs path under /bin/sh, which names the new UTS
+// namespace before it execs path: Go cannot run code in the child between
+// fork and exec, and the process keeps its PID through the exec, so Stop
+// and Kill still reach it.
+func hostnameCommand(hostname, path string, args []string) *exec.Cmd {
+	cmd := exec.Command("/bin/sh", append([]string{"-c", `hostname "$0" && exec "$@"`, hostname, path}, args...)...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUTS}
+	return cmd
 }
 
 // Process is a running (or exited) program started by StartProcess. Its
@@ -90,22 +108,25 @@ func StartProcess(ctx context.Context, opts ProcessOptions) (*Process, error) {
 
 func (p *Process) startLocked() error {
 	cmd := exec.Command(p.opts.Path, p.opts.Args...)
+	if p.opts.Hostname != "" {
+		cmd = hostnameCommand(p.opts.Hostname, p.opts.Path, p.opts.Args)
+	} else {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
 	cmd.Dir = p.opts.Dir
 	if len(p.opts.Env) > 0 {
 		cmd.Env = append(os.Environ(), p.opts.Env...)
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{
-		// A group of its own lets Stop and Kill signal anything the program
-		// forks, and keeps a terminal's Ctrl-C from reaching it before the
-		// owner had a chance to tear down in order.
-		Setpgid: true,
-		// If the test binary or demo dies without cleaning up (a go test
-		// timeout, a SIGKILL), take the process with it instead of leaving
-		// a control plane holding ports. The kernel ties this to the
-		// starting OS thread, which the Go runtime only retires when a
-		// goroutine exits while locked to it; nothing here does that.
-		Pdeathsig: syscall.SIGKILL,
-	}
+	// A group of its own lets Stop and Kill signal anything the program
+	// forks, and keeps a terminal's Ctrl-C from reaching it before the
+	// owner had a chance to tear down in order.
+	cmd.SysProcAttr.Setpgid = true
+	// If the test binary or demo dies without cleaning up (a go test
+	// timeout, a SIGKILL), take the process with it instead of leaving a
+	// control plane holding ports. The kernel ties this to the starting OS
+	// thread, which the Go runtime only retires when a goroutine exits
+	// while locked to it; nothing here does that.
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 	var logFile *os.File
 	if p.opts.LogFile != "" {
 		f, err := os.OpenFile(p.opts.LogFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)

@@ -289,12 +289,20 @@ func (s *Stack) sidecarProcess(ctx context.Context, name string, args, env []str
 	return s.sidecarProcessOf(ctx, name, filepath.Join(s.binDir, "csi-provisioner"), args, env, kubeconfig, logFile)
 }
 
-// sidecarProcessOf starts the sidecar executable binary.
+// sidecarProcessOf starts the sidecar executable binary. Where it can, it
+// gives the process a host name of its own, its name, as each pod of a
+// Deployment has: the sidecar's Lease identity is its host name, as
+// upstream's, so replicas sharing this machine's name would all lead.
 func (s *Stack) sidecarProcessOf(ctx context.Context, name, binary string, args, env []string, kubeconfig, logFile string) (*Process, error) {
+	hostname := ""
+	if OwnHostnames() {
+		hostname = name
+	}
 	return StartProcess(ctx, ProcessOptions{
-		Name: name,
-		Path: binary,
-		Args: args,
+		Name:     name,
+		Hostname: hostname,
+		Path:     binary,
+		Args:     args,
 		// The sidecar prefers $KUBECONFIG over --kubeconfig, as
 		// upstream does; a developer's own cluster in the environment
 		// must not be the one it talks to.

@@ -1,0 +1,78 @@
+package controller
+
+import (
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+)
+
+// LibraryClaimsInformer returns the claim informer as the provisioning
+// library should get it (its ClaimsInformer option): the handlers the
+// library adds through it are kept, so that the provisioner can hand a
+// claim back to the library when a hold it made ends.
+//
+// The library v10 has no way to requeue a claim from outside but its own
+// handlers; a resync would also bring the claim back, but only at the next
+// resync period (15 minutes), where upstream retries right after
+// --retry-interval-max. Calling the library's handler as a resync of that
+// one claim does exactly what a resync does, at the time wanted.
+func (p *Provisioner) LibraryClaimsInformer(informer cache.SharedIndexInformer) cache.SharedIndexInformer {
+	return libraryClaimsInformer{SharedIndexInformer: informer, handlers: p.claimHandlers}
+}
+
+type libraryClaimsInformer struct {
+	cache.SharedIndexInformer
+	handlers *claimHandlers
+}
+
+func (i libraryClaimsInformer) AddEventHandler(h cache.ResourceEventHandler) (cache.ResourceEventHandlerRegistration, error) {
+	i.handlers.add(h)
+	return i.SharedIndexInformer.AddEventHandler(h)
+}
+
+func (i libraryClaimsInformer) AddEventHandlerWithResyncPeriod(h cache.ResourceEventHandler, resync time.Duration) (cache.ResourceEventHandlerRegistration, error) {
+	i.handlers.add(h)
+	return i.SharedIndexInformer.AddEventHandlerWithResyncPeriod(h, resync)
+}
+
+func (i libraryClaimsInformer) AddEventHandlerWithOptions(h cache.ResourceEventHandler, opts cache.HandlerOptions) (cache.ResourceEventHandlerRegistration, error) {
+	i.handlers.add(h)
+	return i.SharedIndexInformer.AddEventHandlerWithOptions(h, opts)
+}
+
+// claimHandlers are the library's claim handlers.
+type claimHandlers struct {
+	mu       sync.Mutex
+	handlers []cache.ResourceEventHandler
+}
+
+func (c *claimHandlers) add(h cache.ResourceEventHandler) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.handlers = append(c.handlers, h)
+}
+
+func (c *claimHandlers) list() []cache.ResourceEventHandler {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]cache.ResourceEventHandler(nil), c.handlers...)
+}
+
+// requeue hands the cached claim back to the library, if it is still the
+// claim of that UID.
+func (p *Provisioner) requeue(logger klog.Logger, name cache.ObjectName, uid types.UID) {
+	claim, err := p.opts.ClaimLister.PersistentVolumeClaims(name.Namespace).Get(name.Name)
+	if err != nil || claim.UID != uid {
+		logger.V(4).Info("Claim whose hold ended is gone", "err", err)
+		return
+	}
+	handlers := p.claimHandlers.list()
+	logger.V(4).Info("Handing the claim back to the provisioning library", "handlers", len(handlers))
+	for _, h := range handlers {
+		// What a resync of this one claim would send.
+		h.OnUpdate(claim, claim)
+	}
+}

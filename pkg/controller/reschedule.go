@@ -1,0 +1,101 @@
+package controller
+
+import (
+	"context"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/lru"
+)
+
+// The library sends a claim back to the scheduler (ProvisioningReschedule)
+// with an update of the copy it handed to Provision, less the selected-node
+// annotation. When Provision wrote the provisioning-protection finalizer,
+// that copy is one version behind and the update conflicts, so the library
+// provisions the claim again, with one more CreateVolume, before the
+// scheduler may pick another node; upstream, without the finalizer, needs
+// one. LibraryClient therefore redoes the library's change on the copy the
+// finalizer write returned: that copy is complete (the API server's answer,
+// not a trimmed cache copy), and pinned to its version the write fails if
+// anything else changed the claim since.
+
+// finalizerWrite is a provisioning-protection finalizer write of a claim.
+type finalizerWrite struct {
+	// from is the resourceVersion the write was pinned to.
+	from string
+	// claim is the API server's answer.
+	claim *v1.PersistentVolumeClaim
+}
+
+// finalizerWrites remembers the last finalizer write of each claim being
+// provisioned, from the write until the library's reschedule takes it or
+// Provision ends in any other state. The library updates a claim right
+// after Provision returns, so few are ever kept; the bound is a safety net.
+type finalizerWrites struct {
+	cache *lru.Cache
+}
+
+// finalizerWritesKept is far more than the Provision calls running at once.
+const finalizerWritesKept = 1000
+
+func newFinalizerWrites() *finalizerWrites {
+	return &finalizerWrites{cache: lru.New(finalizerWritesKept)}
+}
+
+func (w *finalizerWrites) wrote(write finalizerWrite) {
+	w.cache.Add(write.claim.UID, write)
+}
+
+// take returns the write of claim uid and forgets it.
+func (w *finalizerWrites) take(uid types.UID) (finalizerWrite, bool) {
+	v, ok := w.cache.Get(uid)
+	if !ok {
+		return finalizerWrite{}, false
+	}
+	w.cache.Remove(uid)
+	return v.(finalizerWrite), true
+}
+
+func (w *finalizerWrites) forget(uid types.UID) { w.cache.Remove(uid) }
+
+func (w *finalizerWrites) len() int { return w.cache.Len() }
+
+// rescheduleAfterFinalizerWrite sends the library's reschedule update of
+// claim, when our finalizer write alone made it stale, as the same change
+// of the copy that write returned. It returns false when that is not the
+// case: the library's update is then sent as it is.
+func (c libraryClaims) rescheduleAfterFinalizerWrite(ctx context.Context, claim *v1.PersistentVolumeClaim, opts metav1.UpdateOptions) (*v1.PersistentVolumeClaim, bool, error) {
+	write, ok := c.writes.take(claim.UID)
+	if !ok || write.from != claim.ResourceVersion {
+		// No write of ours, or the library's copy was older than the one
+		// our write started from: what else changed is not known here.
+		return nil, false, nil
+	}
+	if _, libraryHas := claim.Annotations[annSelectedNode]; libraryHas {
+		// Not the library's reschedule, its only update of a claim.
+		return nil, false, nil
+	}
+	if _, wroteWith := write.claim.Annotations[annSelectedNode]; !wroteWith {
+		return nil, false, nil
+	}
+	// The library's update is bound to conflict with our write: send the
+	// library's change, and nothing else, on the version our write made.
+	redo := write.claim.DeepCopy()
+	delete(redo.Annotations, annSelectedNode)
+	updated, err := c.PersistentVolumeClaimInterface.Update(ctx, redo, opts)
+	// The library's context names the claim.
+	logger := klog.FromContext(ctx)
+	if err != nil {
+		logger.V(2).Info("Rescheduling the claim after the provisioning-protection finalizer write failed", "resourceVersion", redo.ResourceVersion, "err", err)
+		return updated, true, err
+	}
+	logger.V(4).Info("Rescheduled the claim on the version the provisioning-protection finalizer write made", "resourceVersion", redo.ResourceVersion)
+	// The library stores its copy in the informer cache after the update:
+	// let that be the API server's copy, with our finalizer, rather than
+	// one without it (managedFields are never cached).
+	updated.DeepCopyInto(claim)
+	claim.ManagedFields = nil
+	return updated, true, nil
+}

@@ -1,0 +1,161 @@
+package controller
+
+import (
+	"context"
+	"testing"
+
+	"github.com/container-storage-interface/spec/lib/go/csi"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	v1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil"
+	"github.com/csi-protect/external-provisioner/pkg/finalizer"
+	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+)
+
+const zoneKey = "topology.test.csi-protect.io/zone"
+
+// scheduledObjects are a WaitForFirstConsumer class and a claim the
+// scheduler placed on node-1, whose driver registered a zone there.
+func scheduledObjects() (*v1.PersistentVolumeClaim, *storagev1.StorageClass, *v1.Node, *storagev1.CSINode) {
+	claim := newClaim("db", "1Gi")
+	claim.Annotations = map[string]string{annStorageProvisioner: testDriver, annSelectedNode: "node-1", "team": "db"}
+	class := newClass(nil)
+	class.VolumeBindingMode = ptr.To(storagev1.VolumeBindingWaitForFirstConsumer)
+	node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1", Labels: map[string]string{zoneKey: "z1"}}}
+	csiNode := &storagev1.CSINode{
+		ObjectMeta: metav1.ObjectMeta{Name: "node-1"},
+		Spec:       storagev1.CSINodeSpec{Drivers: []storagev1.CSINodeDriver{{Name: testDriver, NodeID: "node-1", TopologyKeys: []string{zoneKey}}}},
+	}
+	return claim, class, node, csiNode
+}
+
+func topologyDriver(o *Options) {
+	o.PluginCapabilities[csi.PluginCapability_Service_VOLUME_ACCESSIBILITY_CONSTRAINTS] = true
+}
+
+// rescheduleEnv is a provisioner with provisioning protection on an API
+// server with real write semantics, whose cache holds the server's claim.
+type rescheduleEnv struct {
+	*env
+	server *fake.Clientset
+	// cached is the claim as the library's cache holds it.
+	cached *v1.PersistentVolumeClaim
+	class  *storagev1.StorageClass
+	node   *v1.Node
+}
+
+func newRescheduleEnv(t *testing.T, code codes.Code) *rescheduleEnv {
+	t.Helper()
+	claim, class, node, csiNode := scheduledObjects()
+	r := &rescheduleEnv{server: testutil.NewClientset(claim), class: class, node: node}
+	r.cached = r.apiClaim(t)
+	r.env = newEnv(t, envObjects{
+		claims: []*v1.PersistentVolumeClaim{r.cached}, nodes: []*v1.Node{node}, csiNodes: []*storagev1.CSINode{csiNode},
+	}, protectionOn, topologyDriver, func(o *Options) { o.Client = r.server })
+	r.csi.createFn = func(*csi.CreateVolumeRequest) (*csi.CreateVolumeResponse, error) {
+		return nil, status.Error(code, "driver says no")
+	}
+	return r
+}
+
+func (r *rescheduleEnv) apiClaim(t *testing.T) *v1.PersistentVolumeClaim {
+	t.Helper()
+	claim, err := r.server.CoreV1().PersistentVolumeClaims(testNamespace).Get(context.Background(), "db", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return claim
+}
+
+func (r *rescheduleEnv) provision(t *testing.T) controller.ProvisioningState {
+	t.Helper()
+	_, state, err := r.prov.Provision(context.Background(), controller.ProvisionOptions{
+		StorageClass: r.class, PVName: "pvc-" + testClaimUID, PVC: r.cached, SelectedNode: r.node,
+	})
+	if err == nil {
+		t.Fatal("provisioning succeeded against a driver that refuses it")
+	}
+	return state
+}
+
+// libraryReschedule does what the library's rescheduleProvisioning does:
+// update its cached copy without the selected-node annotation.
+func (r *rescheduleEnv) libraryReschedule() (*v1.PersistentVolumeClaim, *v1.PersistentVolumeClaim, error) {
+	sent := r.cached.DeepCopy()
+	delete(sent.Annotations, annSelectedNode)
+	updated, err := r.prov.LibraryClient(r.server).CoreV1().PersistentVolumeClaims(testNamespace).Update(context.Background(), sent, metav1.UpdateOptions{})
+	return sent, updated, err
+}
+
+func TestRescheduleAfterFinalizerWriteNeedsOneCreateVolume(t *testing.T) {
+	r := newRescheduleEnv(t, codes.ResourceExhausted)
+	if state := r.provision(t); state != controller.ProvisioningReschedule {
+		t.Fatalf("state %s, want ProvisioningReschedule", state)
+	}
+	if r.apiClaim(t).ResourceVersion == r.cached.ResourceVersion {
+		t.Fatal("fixture: the finalizer write must have made the cached claim stale")
+	}
+	sent, _, err := r.libraryReschedule()
+	if err != nil {
+		t.Fatalf("the library's reschedule failed (%v): it would provision the claim again", err)
+	}
+	live := r.apiClaim(t)
+	if _, selected := live.Annotations[annSelectedNode]; selected {
+		t.Fatal("the selected-node annotation is still on the claim")
+	}
+	if !finalizer.Has(live, provisioning.ProvisioningProtectionFinalizer) || live.Annotations["team"] != "db" ||
+		live.Annotations[annStorageProvisioner] != testDriver {
+		t.Fatalf("the reschedule lost more than the selected node: %v %v", live.Finalizers, live.Annotations)
+	}
+	// What the library stores in its cache is the server's copy.
+	if sent.ResourceVersion != live.ResourceVersion || !finalizer.Has(sent, provisioning.ProvisioningProtectionFinalizer) {
+		t.Fatalf("the library would cache version %s with finalizers %v; the server has %s", sent.ResourceVersion, sent.Finalizers, live.ResourceVersion)
+	}
+	if n := r.prov.finalizerWrites.len(); n != 0 {
+		t.Fatalf("%d finalizer writes kept after the reschedule used its own", n)
+	}
+	if n := len(r.csi.creates); n != 1 {
+		t.Fatalf("%d CreateVolume calls, want 1", n)
+	}
+}
+
+func TestRescheduleConflictsWhenTheClaimChangedAfterTheFinalizerWrite(t *testing.T) {
+	r := newRescheduleEnv(t, codes.ResourceExhausted)
+	if state := r.provision(t); state != controller.ProvisioningReschedule {
+		t.Fatalf("state %s, want ProvisioningReschedule", state)
+	}
+	changed := r.apiClaim(t)
+	changed.Labels = map[string]string{"app": "db"}
+	if _, err := r.server.CoreV1().PersistentVolumeClaims(testNamespace).Update(context.Background(), changed, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := r.libraryReschedule(); !apierrors.IsConflict(err) {
+		t.Fatalf("err %v, want a conflict: the claim changed after our write", err)
+	}
+	live := r.apiClaim(t)
+	if _, selected := live.Annotations[annSelectedNode]; !selected || live.Labels["app"] != "db" {
+		t.Fatalf("a conflicting reschedule changed the claim: %v %v", live.Annotations, live.Labels)
+	}
+}
+
+func TestFinalizerWriteIsForgottenWhenProvisionDoesNotReschedule(t *testing.T) {
+	r := newRescheduleEnv(t, codes.Internal)
+	if state := r.provision(t); state != controller.ProvisioningFinished {
+		t.Fatalf("state %s, want ProvisioningFinished", state)
+	}
+	if n := r.prov.finalizerWrites.len(); n != 0 {
+		t.Fatalf("%d finalizer writes kept after a Provision that did not reschedule", n)
+	}
+	// An update of the stale copy is left to conflict, as any other.
+	if _, _, err := r.libraryReschedule(); !apierrors.IsConflict(err) {
+		t.Fatalf("err %v, want the conflict of a stale copy", err)
+	}
+}

@@ -1,0 +1,430 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/container-storage-interface/spec/lib/go/csi"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	v1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/klog/v2/ktesting"
+	"k8s.io/utils/ptr"
+	libcontroller "sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
+
+	"github.com/csi-protect/external-provisioner/internal/cmdutil"
+	"github.com/csi-protect/external-provisioner/internal/testutil"
+	"github.com/csi-protect/external-provisioner/pkg/mockdriver"
+	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+)
+
+// upstreamEvent is an event as upstream v6.3.0 posts it for the same case:
+// users' alerts match these three fields.
+type upstreamEvent struct{ Type, Reason, Message string }
+
+func (e upstreamEvent) String() string { return e.Type + " " + e.Reason + " " + e.Message }
+
+// libraryProvisioning is the provisioning library's event before it calls
+// Provision (lib v13 and our v10 alike, provisionClaimOperation).
+func libraryProvisioning(claim string) upstreamEvent {
+	return upstreamEvent{v1.EventTypeNormal, "Provisioning", fmt.Sprintf("External provisioner is provisioning volume for claim %q", testNamespace+"/"+claim)}
+}
+
+// provisioningFailed is the library's event for a Provision error (lib v13
+// provisionVolumeErrorHandling: err.Error() alone; our v10 library adds a
+// prefix that LibraryClient's event client removes, see library_events.go).
+func provisioningFailed(message string) upstreamEvent {
+	return upstreamEvent{v1.EventTypeWarning, "ProvisioningFailed", message}
+}
+
+// Each row drives the provisioning library v10 with our Provisioner on a
+// fake API server and holds the events posted on one object against the
+// texts upstream v6.3.0 posts for the same case. The library's events go
+// through LibraryClient as in main; the provisioner's own through a
+// recorder of component external-provisioner, as upstream's own.
+//
+// Where each text comes from, at v6.3.0: "controller.go" is upstream's
+// pkg/controller/controller.go; "lib v13" is the library it vendors,
+// sigs.k8s.io/sig-storage-lib-external-provisioner/v13/controller
+// (controller.go, volume_store.go). The project's own events
+// (DeletionHeldForProvisioning, ...) are not upstream's and not here.
+func TestEventsAsUpstream(t *testing.T) {
+	const pvName = "pvc-" + testClaimUID
+	rows := []eventRow{
+		{
+			// lib v13 provisionClaimOperation; volume_store.go
+			// backoffStore.StoreVolume ("Successfully provisioned volume %s").
+			name: "provisioned", claim: libraryClaim("db"),
+			want: []upstreamEvent{libraryProvisioning("db"), {v1.EventTypeNormal, "ProvisioningSucceeded", "Successfully provisioned volume " + pvName}},
+		},
+		{
+			// controller.go Provision returns CreateVolume's error as is;
+			// lib v13 provisionVolumeErrorHandling posts err.Error().
+			name: "CreateVolume final error", claim: libraryClaim("db"),
+			csi:  func(f *fakeCSI) { f.createFn = failWith(codes.Internal, "backend on fire") },
+			want: []upstreamEvent{libraryProvisioning("db"), provisioningFailed("rpc error: code = Internal desc = backend on fire")},
+		},
+		{
+			// Same path; the gRPC client's own timeout status, through a
+			// real socket to the mock driver.
+			name: "CreateVolume timeout", claim: libraryClaim("db"),
+			mock: &mockdriver.Config{Faults: mockdriver.Faults{CreateDelay: time.Minute}},
+			opts: func(o *Options) { o.Timeout = 100 * time.Millisecond },
+			want: []upstreamEvent{libraryProvisioning("db"), provisioningFailed("rpc error: code = DeadlineExceeded desc = context deadline exceeded")},
+		},
+		{
+			// controller.go Provision: checkError gives ProvisioningReschedule
+			// with a selected node and topology; lib v13
+			// provisionVolumeErrorHandling posts err.Error() and removes
+			// the selected-node annotation.
+			name: "ResourceExhausted reschedules", claim: withSelectedNode(libraryClaim("db")), class: waitForFirstConsumer(newClass(nil)),
+			topology: true,
+			csi:      func(f *fakeCSI) { f.createFn = failWith(codes.ResourceExhausted, "no space on node-1") },
+			want:     []upstreamEvent{libraryProvisioning("db"), provisioningFailed("rpc error: code = ResourceExhausted desc = no space on node-1")},
+			check: func(t *testing.T, r *libraryRun) {
+				testutil.Eventually(t, 10*time.Second, "the selected node removed", func() bool {
+					claim, err := r.env.client.CoreV1().PersistentVolumeClaims(testNamespace).Get(context.Background(), "db", metav1.GetOptions{})
+					_, selected := claim.Annotations[annSelectedNode]
+					return err == nil && !selected
+				})
+			},
+		},
+		{
+			// lib v13 provisionClaimOperation, isInfeasibleError
+			// (InvalidArgument): "Volume provisioning failed with
+			// infeasible error. Retries will be delayed. %v". Our v10
+			// library has no such path: Provision posts it itself (see
+			// holdInfeasible) and the library posts no failure of its own.
+			name: "infeasible InvalidArgument", claim: libraryClaim("db"),
+			csi: func(f *fakeCSI) { f.createFn = failWith(codes.InvalidArgument, "bad parameter") },
+			want: []upstreamEvent{libraryProvisioning("db"), provisioningFailed(
+				"Volume provisioning failed with infeasible error. Retries will be delayed. rpc error: code = InvalidArgument desc = bad parameter")},
+		},
+		{
+			// controller.go prepareProvision, default data source kind:
+			// p.eventRecorder.Event(claim, Normal, "Provisioning", ...),
+			// after the library's own Provisioning event.
+			name: "volume populator", claim: populatorClaim(libraryClaim("db")),
+			want: []upstreamEvent{libraryProvisioning("db"), {v1.EventTypeNormal, "Provisioning", "Assuming an external populator will provision the volume"}},
+		},
+		{
+			// controller.go getCredentials.
+			name: "missing secret", claim: libraryClaim("db"),
+			class: newClass(map[string]string{
+				"csi.storage.k8s.io/provisioner-secret-name":      "db-creds",
+				"csi.storage.k8s.io/provisioner-secret-namespace": testNamespace,
+			}),
+			want: []upstreamEvent{libraryProvisioning("db"), provisioningFailed(`error getting secret db-creds in namespace apps: secrets "db-creds" not found`)},
+		},
+		{
+			// controller.go getSecretReference,
+			// verifyAndGetSecretNameAndNamespaceTemplate.
+			name: "secret name without namespace", claim: libraryClaim("db"),
+			class: newClass(map[string]string{"csi.storage.k8s.io/provisioner-secret-name": "db-creds"}),
+			want: []upstreamEvent{libraryProvisioning("db"), provisioningFailed(
+				"failed to get name and namespace template from params: either name and namespace for Provisioner secrets specified, Both must be specified")},
+		},
+		{
+			// controller.go prepareProvision, removePrefixedParameters.
+			name: "unknown reserved key", claim: libraryClaim("db"),
+			class: newClass(map[string]string{"csi.storage.k8s.io/speed": "fast"}),
+			want: []upstreamEvent{libraryProvisioning("db"), provisioningFailed(
+				`failed to strip CSI Parameters of prefixed keys: found unknown parameter key "csi.storage.k8s.io/speed" with reserved namespace csi.storage.k8s.io/`)},
+		},
+		{
+			// controller.go prepareProvision, fsTypesFound > 1.
+			name: "fstype twice", claim: libraryClaim("db"),
+			class: newClass(map[string]string{"fsType": "ext4", "csi.storage.k8s.io/fstype": "xfs"}),
+			want: []upstreamEvent{libraryProvisioning("db"), provisioningFailed(
+				`fstype specified in parameters with both "fstype" and "csi.storage.k8s.io/fstype" keys`)},
+		},
+		{
+			// controller.go prepareProvision, claim.Spec.Selector.
+			name: "claim selector", claim: withSelector(libraryClaim("db")),
+			want: []upstreamEvent{libraryProvisioning("db"), provisioningFailed("claim Selector is not supported")},
+		},
+		{
+			// controller.go prepareProvision: the VolumeAttributesClass GET's
+			// error as is.
+			name: "missing VolumeAttributesClass", claim: withAttributesClass(libraryClaim("db"), "silver"),
+			opts: func(o *Options) {
+				o.Features.VolumeAttributesClass = true
+				o.ControllerCapabilities[csi.ControllerServiceCapability_RPC_MODIFY_VOLUME] = true
+			},
+			want: []upstreamEvent{libraryProvisioning("db"), provisioningFailed(`volumeattributesclasses.storage.k8s.io "silver" not found`)},
+		},
+		{
+			// controller.go checkDriverCapabilities.
+			name: "VolumeAttributesClass without MODIFY_VOLUME", claim: withAttributesClass(libraryClaim("db"), "silver"),
+			opts: func(o *Options) { o.Features.VolumeAttributesClass = true },
+			want: []upstreamEvent{libraryProvisioning("db"), provisioningFailed(
+				"CSI driver does not support VolumeAttributesClass: controller MODIFY_VOLUME capability is not reported")},
+		},
+		{
+			// controller.go prepareProvision wrapping getPVCSource.
+			name: "clone source missing", claim: cloneOf(libraryClaim("db"), "golden"),
+			want: []upstreamEvent{libraryProvisioning("db"), provisioningFailed(
+				`error getting handle for DataSource Type PersistentVolumeClaim by Name golden: error getting PVC golden (namespace "apps") from api server: persistentvolumeclaim "golden" not found`)},
+		},
+		{
+			// controller.go prepareProvision wrapping getSnapshotSource.
+			name: "snapshot missing", claim: restoredFrom(libraryClaim("db"), "nightly"),
+			want: []upstreamEvent{libraryProvisioning("db"), provisioningFailed(
+				`error getting handle for DataSource Type VolumeSnapshot by Name nightly: error getting snapshot nightly from api server: volumesnapshots.snapshot.storage.k8s.io "nightly" not found`)},
+		},
+		{
+			// controller.go dataSource.
+			name: "cross-namespace source without the gate", claim: restoredFrom(libraryClaim("db"), "nightly", "golden"),
+			want: []upstreamEvent{libraryProvisioning("db"), provisioningFailed(
+				"dataSourceRef namespace specified but the CrossNamespaceVolumeDataSource feature is disabled")},
+		},
+		{
+			// controller.go Delete returns DeleteVolume's error as is; lib
+			// v13 deleteVolumeOperation posts err.Error() on the PV.
+			name: "DeleteVolume failure", volume: libraryPV(pvName),
+			csi:  func(f *fakeCSI) { f.deleteErr = status.Error(codes.Internal, "backend down") },
+			want: []upstreamEvent{{v1.EventTypeWarning, "VolumeFailedDelete", "rpc error: code = Internal desc = backend down"}},
+		},
+		{
+			// controller.go canDeleteVolume; lib v13 deleteVolumeOperation.
+			name: "deletion while attached", volume: libraryPV(pvName), attachedTo: "node-1",
+			want: []upstreamEvent{{v1.EventTypeWarning, "VolumeFailedDelete", "persistentvolume " + pvName + " is still attached to node node-1"}},
+		},
+	}
+
+	// Every library is made before any runs: making one writes
+	// client-go's shared scheme, which running ones read.
+	runs := make([]*libraryRun, len(rows))
+	for i, row := range rows {
+		runs[i] = newLibraryRun(t, row)
+	}
+	for i, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			r := runs[i]
+			r.start(t)
+			got := r.waitForEvents(t, len(row.want))
+			slices.SortFunc(got, compareEvents)
+			want := slices.Clone(row.want)
+			slices.SortFunc(want, compareEvents)
+			if !slices.Equal(got, want) {
+				t.Errorf("events on %s:\n%s\nwant upstream's:\n%s", r.object, eventLines(got), eventLines(want))
+			}
+			if row.check != nil {
+				row.check(t, r)
+			}
+		})
+	}
+}
+
+type eventRow struct {
+	name string
+	// claim to provision, or volume to delete.
+	claim  *v1.PersistentVolumeClaim
+	volume *v1.PersistentVolume
+	class  *storagev1.StorageClass // default: newClass(nil)
+	// topology gives the driver topology and the claim's node node-1.
+	topology   bool
+	attachedTo string
+	mock       *mockdriver.Config
+	opts       func(*Options)
+	csi        func(*fakeCSI)
+	want       []upstreamEvent
+	check      func(*testing.T, *libraryRun)
+}
+
+// libraryRun is one row's provisioner and library, made but not started.
+type libraryRun struct {
+	env       *env
+	informers informers.SharedInformerFactory
+	library   *libcontroller.ProvisionController
+	recorder  *cmdutil.EventRecorder
+	object    string
+}
+
+func newLibraryRun(t *testing.T, row eventRow) *libraryRun {
+	class := row.class
+	if class == nil {
+		class = newClass(nil)
+	}
+	objs := envObjects{classes: []*storagev1.StorageClass{class}}
+	r := &libraryRun{}
+	if row.claim != nil {
+		objs.claims = append(objs.claims, row.claim)
+		r.object = row.claim.Name
+	}
+	if row.volume != nil {
+		objs.volumes = append(objs.volumes, row.volume)
+		r.object = row.volume.Name
+	}
+	if row.attachedTo != "" {
+		objs.attachments = append(objs.attachments, &storagev1.VolumeAttachment{
+			ObjectMeta: metav1.ObjectMeta{Name: "csi-" + row.volume.Name},
+			Spec: storagev1.VolumeAttachmentSpec{
+				Attacher: testDriver, NodeName: row.attachedTo,
+				Source: storagev1.VolumeAttachmentSource{PersistentVolumeName: &row.volume.Name},
+			},
+		})
+	}
+	if row.topology {
+		objs.nodes = append(objs.nodes, &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1", Labels: map[string]string{"example.com/zone": "a"}}})
+		objs.csiNodes = append(objs.csiNodes, &storagev1.CSINode{
+			ObjectMeta: metav1.ObjectMeta{Name: "node-1"},
+			Spec: storagev1.CSINodeSpec{Drivers: []storagev1.CSINodeDriver{
+				{Name: testDriver, NodeID: "node-1", TopologyKeys: []string{"example.com/zone"}},
+			}},
+		})
+	}
+	logger, ctx := ktesting.NewTestContext(t)
+	mutate := []func(*Options){func(o *Options) {
+		// The sidecar's own recorder, as main makes it.
+		r.recorder = cmdutil.NewEventRecorder(ctx, o.Client, "external-provisioner")
+		o.EventRecorder = r.recorder
+		if row.topology {
+			o.PluginCapabilities[csi.PluginCapability_Service_VOLUME_ACCESSIBILITY_CONSTRAINTS] = true
+		}
+	}}
+	if row.mock != nil {
+		_, useDriver := withMockDriver(t, *row.mock)
+		mutate = append(mutate, useDriver)
+	}
+	if row.opts != nil {
+		mutate = append(mutate, row.opts)
+	}
+	r.env = newEnv(t, objs, mutate...)
+	if row.csi != nil {
+		row.csi(r.env.csi)
+	}
+	// Informers of a factory, as main gives the library: they know that
+	// the fake API server serves no watch-list stream.
+	r.informers = informers.NewSharedInformerFactory(r.env.client, 0)
+	r.library = libcontroller.NewProvisionController(logger, r.env.prov.LibraryClient(r.env.client), testDriver, r.env.prov,
+		libcontroller.LeaderElection(false),
+		libcontroller.MetricsPort(0),
+		libcontroller.Threadiness(1),
+		libcontroller.ClaimsInformer(r.informers.Core().V1().PersistentVolumeClaims().Informer()),
+		libcontroller.VolumesInformer(r.informers.Core().V1().PersistentVolumes().Informer()),
+		libcontroller.ClassesInformer(r.informers.Storage().V1().StorageClasses().Informer()),
+	)
+	return r
+}
+
+// start runs the row's library until the test ends, and its recorder.
+func (r *libraryRun) start(t *testing.T) {
+	_, ctx := ktesting.NewTestContext(t)
+	r.recorder.Start()
+	t.Cleanup(r.recorder.Stop)
+	testutil.RunUntilCleanup(t, ctx, func(ctx context.Context) {
+		r.informers.Start(ctx.Done())
+		r.library.Run(ctx)
+		r.informers.Shutdown()
+	})
+}
+
+// waitForEvents returns the events on the row's object once there are n,
+// after the provisioner's recorder has sent all it holds.
+func (r *libraryRun) waitForEvents(t *testing.T, n int) []upstreamEvent {
+	t.Helper()
+	var got []upstreamEvent
+	testutil.Eventually(t, 20*time.Second, fmt.Sprintf("%d events on %s", n, r.object), func() bool {
+		got = r.events(t)
+		return len(got) >= n
+	})
+	return got
+}
+
+func (r *libraryRun) events(t *testing.T) []upstreamEvent {
+	t.Helper()
+	list, err := r.env.client.CoreV1().Events(metav1.NamespaceAll).List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []upstreamEvent
+	for _, ev := range list.Items {
+		if ev.InvolvedObject.Name == r.object {
+			out = append(out, upstreamEvent{ev.Type, ev.Reason, ev.Message})
+		}
+	}
+	return out
+}
+
+func compareEvents(a, b upstreamEvent) int { return strings.Compare(a.String(), b.String()) }
+
+func eventLines(events []upstreamEvent) string {
+	lines := make([]string, len(events))
+	for i, e := range events {
+		lines[i] = "  " + e.String()
+	}
+	return strings.Join(lines, "\n")
+}
+
+func failWith(code codes.Code, message string) func(*csi.CreateVolumeRequest) (*csi.CreateVolumeResponse, error) {
+	return func(*csi.CreateVolumeRequest) (*csi.CreateVolumeResponse, error) {
+		return nil, status.Error(code, message)
+	}
+}
+
+// libraryClaim is a claim the PV controller handed to the driver.
+func libraryClaim(name string) *v1.PersistentVolumeClaim {
+	claim := newClaim(name, "1Gi")
+	claim.Annotations = map[string]string{annStorageProvisioner: testDriver}
+	return claim
+}
+
+func withSelectedNode(claim *v1.PersistentVolumeClaim) *v1.PersistentVolumeClaim {
+	claim.Annotations[annSelectedNode] = "node-1"
+	return claim
+}
+
+func withSelector(claim *v1.PersistentVolumeClaim) *v1.PersistentVolumeClaim {
+	claim.Spec.Selector = &metaLabelSelector
+	return claim
+}
+
+func withAttributesClass(claim *v1.PersistentVolumeClaim, class string) *v1.PersistentVolumeClaim {
+	claim.Spec.VolumeAttributesClassName = &class
+	return claim
+}
+
+func populatorClaim(claim *v1.PersistentVolumeClaim) *v1.PersistentVolumeClaim {
+	claim.Spec.DataSourceRef = &v1.TypedObjectReference{APIGroup: ptr.To("populator.example.com"), Kind: "Image", Name: "ubuntu"}
+	return claim
+}
+
+func cloneOf(claim *v1.PersistentVolumeClaim, source string) *v1.PersistentVolumeClaim {
+	claim.Spec.DataSource = &v1.TypedLocalObjectReference{Kind: "PersistentVolumeClaim", Name: source}
+	claim.Spec.DataSourceRef = &v1.TypedObjectReference{Kind: "PersistentVolumeClaim", Name: source}
+	return claim
+}
+
+// restoredFrom makes claim restore snapshot, from namespace if one is given.
+func restoredFrom(claim *v1.PersistentVolumeClaim, snapshot string, namespace ...string) *v1.PersistentVolumeClaim {
+	claim.Spec.DataSourceRef = &v1.TypedObjectReference{APIGroup: ptr.To(provisioning.SnapshotAPIGroup), Kind: provisioning.SnapshotKind, Name: snapshot}
+	if len(namespace) > 0 {
+		claim.Spec.DataSourceRef.Namespace = &namespace[0]
+		return claim
+	}
+	claim.Spec.DataSource = &v1.TypedLocalObjectReference{APIGroup: ptr.To(provisioning.SnapshotAPIGroup), Kind: provisioning.SnapshotKind, Name: snapshot}
+	return claim
+}
+
+func waitForFirstConsumer(class *storagev1.StorageClass) *storagev1.StorageClass {
+	class.VolumeBindingMode = ptr.To(storagev1.VolumeBindingWaitForFirstConsumer)
+	return class
+}
+
+// libraryPV is a released PV the library provisioned, for deletion.
+func libraryPV(name string) *v1.PersistentVolume {
+	pv := releasedPV(testDriver)
+	pv.Name = name
+	pv.UID = "9a0c6b8e-0000-4000-8000-00000000000a"
+	pv.Annotations = map[string]string{"pv.kubernetes.io/provisioned-by": testDriver}
+	pv.Spec.PersistentVolumeReclaimPolicy = v1.PersistentVolumeReclaimDelete
+	return pv
+}
