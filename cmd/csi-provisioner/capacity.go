@@ -81,7 +81,12 @@ func newCapacityTracking(ctx context.Context, o capacityOptions) (*capacityTrack
 		managedBy = capacity.ManagedByNode(o.Local.Name)
 		topology = capacity.FixedTopology{Segment: capacity.NewSegment(o.Local.Info.GetAccessibleTopology().GetSegments())}
 	case o.Driver.SupportsTopology():
-		nodes, err := capacity.NewNodeTopology(o.Driver.Name, o.Factory.Core().V1().Nodes(), o.Factory.Storage().V1().CSINodes())
+		nodes, err := capacity.NewNodeTopology(capacity.NodeTopologyOptions{
+			DriverName:  o.Driver.Name,
+			Nodes:       o.Factory.Core().V1().Nodes(),
+			CSINodes:    o.Factory.Storage().V1().CSINodes(),
+			RateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[string](cfg.retryIntervalStart, cfg.retryIntervalMax),
+		})
 		if err != nil {
 			return nil, err
 		}

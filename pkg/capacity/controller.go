@@ -80,7 +80,8 @@ type Key struct {
 	Class   string
 }
 
-// topologyKey asks for the segments to be listed again.
+// topologyKey asks for the topology's segments to be read again: the
+// topology's own queue (csitopology for nodes) has seen them change.
 var topologyKey = Key{Segment: "\x00topology"}
 
 // itemIndex finds the objects of a key.
@@ -160,9 +161,14 @@ func logValues(key Key) []any {
 	return []any{"segment", key.Segment, "storageClass", key.Class}
 }
 
-// Run lists the segments once the caches are in, then polls and syncs
-// until ctx ends.
+// Run runs the topology, lists its segments once the caches are in, then
+// polls and syncs until ctx ends, and returns once the topology has
+// stopped too.
 func (c *Controller) Run(ctx context.Context, workers int) {
+	var topology sync.WaitGroup
+	defer topology.Wait()
+	// The topology's first listing is one of the caches waited for below.
+	topology.Go(func() { c.opts.Topology.Run(ctx) })
 	logger := klog.FromContext(ctx).WithName("storage-capacity")
 	if !cache.WaitForNamedCacheSyncWithContext(klog.NewContext(ctx, logger), c.synced...) {
 		return

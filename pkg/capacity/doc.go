@@ -9,6 +9,8 @@
 // The controller has the project's one shape: informer events and a poll
 // put keys (segment, class) on a workqueue, and sync brings the object of a
 // key to what the caches and the driver say, creating, updating or deleting
-// it. It keeps no state a restart could lose: the objects themselves are
-// the record.
+// it. Node and CSINode events first go on the topology's own queue
+// (upstream's csitopology), whose sync lists the segments and puts one key
+// on the capacity queue when they changed. It keeps no state a restart
+// could lose: the objects themselves are the record.
 package capacity

@@ -88,7 +88,9 @@ func newFixture(t *testing.T, o fixtureOptions) *fixture {
 	factory := informers.NewSharedInformerFactory(client, 0)
 	topo := o.topology
 	if topo == nil {
-		nt, err := NewNodeTopology(testDriver, factory.Core().V1().Nodes(), factory.Storage().V1().CSINodes())
+		nt, err := NewNodeTopology(NodeTopologyOptions{
+			DriverName: testDriver, Nodes: factory.Core().V1().Nodes(), CSINodes: factory.Storage().V1().CSINodes(),
+		})
 		if err != nil {
 			t.Fatal(err)
 		}

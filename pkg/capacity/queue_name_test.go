@@ -6,12 +6,14 @@ import (
 	"github.com/csi-protect/external-provisioner/internal/reconcile/reconciletest"
 )
 
-// The queue carries upstream's name, so workqueue_*{name="csistoragecapacity"}
-// series keep their meaning.
-func TestQueueHasUpstreamsName(t *testing.T) {
+// The queues carry upstream's names, so workqueue_*{name="csistoragecapacity"}
+// and {name="csitopology"} series keep their meaning.
+func TestQueuesHaveUpstreamsNames(t *testing.T) {
 	names := reconciletest.RecordQueueNames(t)
-	newFixture(t, fixtureOptions{})
-	if !names.Created("csistoragecapacity") {
-		t.Error(`no queue named "csistoragecapacity"`)
+	newFixture(t, fixtureOptions{}) // nodes from the informers: a topology of its own
+	for _, name := range []string{"csistoragecapacity", "csitopology"} {
+		if !names.Created(name) {
+			t.Errorf("no queue named %q", name)
+		}
 	}
 }

@@ -26,7 +26,7 @@ func (c *Controller) sync(ctx context.Context, key Key) (reconcile.Result, error
 	return reconcile.Done, c.syncObject(ctx, key)
 }
 
-// listSegments lists the segments again and queues the keys of every
+// listSegments reads the topology's segments and queues the keys of every
 // segment that came or went, for each of the driver's classes.
 func (c *Controller) listSegments(ctx context.Context) error {
 	segments, err := c.opts.Topology.Segments()

@@ -303,7 +303,8 @@ func (p *Provisioner) prepare(ctx context.Context, o controller.ProvisionOptions
 			return nil, nil, err
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("accessibility requirements: %w", err)
+			// Upstream's prefix (controller.go prepareProvision).
+			return nil, nil, fmt.Errorf("error generating accessibility requirements: %w", err)
 		}
 	}
 

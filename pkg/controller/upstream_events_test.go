@@ -31,6 +31,21 @@ type upstreamEvent struct{ Type, Reason, Message string }
 
 func (e upstreamEvent) String() string { return e.Type + " " + e.Reason + " " + e.Message }
 
+// trimToWanted cuts each event's message to the wanted message of the same
+// type and reason that starts it.
+func trimToWanted(got, want []upstreamEvent) []upstreamEvent {
+	out := slices.Clone(got)
+	for i, e := range out {
+		for _, w := range want {
+			if e.Type == w.Type && e.Reason == w.Reason && strings.HasPrefix(e.Message, w.Message) {
+				out[i].Message = w.Message
+				break
+			}
+		}
+	}
+	return out
+}
+
 // libraryProvisioning is the provisioning library's event before it calls
 // Provision (lib v13 and our v10 alike, provisionClaimOperation).
 func libraryProvisioning(claim string) upstreamEvent {
@@ -77,7 +92,11 @@ func TestEventsAsUpstream(t *testing.T) {
 			name: "CreateVolume timeout", claim: libraryClaim("db"),
 			mock: &mockdriver.Config{Faults: mockdriver.Faults{CreateDelay: time.Minute}},
 			opts: func(o *Options) { o.Timeout = 100 * time.Millisecond },
-			want: []upstreamEvent{libraryProvisioning("db"), provisioningFailed("rpc error: code = DeadlineExceeded desc = context deadline exceeded")},
+			// gRPC words the deadline as "context deadline exceeded" or
+			// "stream terminated by RST_STREAM ...", whichever side of the
+			// socket notices first, for upstream as for us.
+			want:          []upstreamEvent{libraryProvisioning("db"), provisioningFailed("rpc error: code = DeadlineExceeded desc = ")},
+			messagePrefix: true,
 		},
 		{
 			// controller.go Provision: checkError gives ProvisioningReschedule
@@ -186,6 +205,84 @@ func TestEventsAsUpstream(t *testing.T) {
 				"dataSourceRef namespace specified but the CrossNamespaceVolumeDataSource feature is disabled")},
 		},
 		{
+			// topology.go GenerateAccessibilityRequirements,
+			// topologyKeysLookup: the CSINode lister's NotFound, wrapped
+			// with %w; controller.go Provision returns it alone with
+			// ProvisioningReschedule (apierrors.IsNotFound), and lib v13
+			// provisionVolumeErrorHandling removes the selected node.
+			name: "selected node without CSINode", claim: withSelectedNode(libraryClaim("db")), class: waitForFirstConsumer(newClass(nil)),
+			topology: true,
+			objects:  func(o *envObjects) { o.csiNodes = nil },
+			want: []upstreamEvent{libraryProvisioning("db"), provisioningFailed(
+				`failed to get selected CSINode node-1: csinode.storage.k8s.io "node-1" not found`)},
+			check: func(t *testing.T, r *libraryRun) {
+				testutil.Eventually(t, 10*time.Second, "the selected node removed", func() bool {
+					claim, err := r.env.client.CoreV1().PersistentVolumeClaims(testNamespace).Get(context.Background(), "db", metav1.GetOptions{})
+					_, selected := claim.Annotations[annSelectedNode]
+					return err == nil && !selected
+				})
+			},
+		},
+		{
+			// topology.go GenerateAccessibilityRequirements, no topology
+			// keys for the selected node; controller.go prepareProvision
+			// prefixes "error generating accessibility requirements: ".
+			name: "selected node's CSINode without the driver", claim: withSelectedNode(libraryClaim("db")), class: waitForFirstConsumer(newClass(nil)),
+			topology: true,
+			objects:  func(o *envObjects) { o.csiNodes[0].Spec.Drivers[0].Name = "other.csi.example.com" },
+			want: []upstreamEvent{libraryProvisioning("db"), provisioningFailed(
+				"error generating accessibility requirements: no topology key found for node node-1")},
+		},
+		{
+			// topology.go GenerateAccessibilityRequirements, isMissingKey
+			// from getTopologyFromNodeName; controller.go prepareProvision.
+			name: "selected node without the topology label", claim: withSelectedNode(libraryClaim("db")), class: waitForFirstConsumer(newClass(nil)),
+			topology: true,
+			objects:  func(o *envObjects) { o.nodes[0].Labels = map[string]string{"example.com/rack": "r1"} },
+			want: []upstreamEvent{libraryProvisioning("db"), provisioningFailed(
+				"error generating accessibility requirements: topology labels from selected node map[example.com/rack:r1] does not match topology keys from CSINode [example.com/zone]")},
+		},
+		{
+			// topology.go GenerateAccessibilityRequirements, strictTopology
+			// with allowedTopologies; controller.go prepareProvision.
+			name: "strict topology, selected node not allowed", claim: withSelectedNode(libraryClaim("db")), class: allowingZone(waitForFirstConsumer(newClass(nil)), "b"),
+			topology: true,
+			opts:     func(o *Options) { o.StrictTopology = true },
+			want: []upstreamEvent{libraryProvisioning("db"), provisioningFailed(
+				`error generating accessibility requirements: selected node '"node-1"' topology '[{example.com/zone a}]' is not in allowed topologies: [[{example.com/zone b}]]`)},
+		},
+		{
+			// topology.go GenerateAccessibilityRequirements, preferred
+			// terms without the selected node's; controller.go
+			// prepareProvision.
+			name: "selected node not allowed", claim: withSelectedNode(libraryClaim("db")), class: allowingZone(waitForFirstConsumer(newClass(nil)), "b"),
+			topology: true,
+			want: []upstreamEvent{libraryProvisioning("db"), provisioningFailed(
+				`error generating accessibility requirements: topology [{example.com/zone a}] from selected node "node-1" is not in requisite: [[{example.com/zone b}]]`)},
+		},
+		{
+			// topology.go GenerateAccessibilityRequirements after
+			// aggregateTopologies found no keys on any CSINode (immediate
+			// binding, --immediate-topology); controller.go
+			// prepareProvision.
+			name: "immediate topology, driver on no node", claim: libraryClaim("db"),
+			topology: true,
+			objects:  func(o *envObjects) { o.csiNodes = nil },
+			opts:     func(o *Options) { o.ImmediateTopology = true },
+			want: []upstreamEvent{libraryProvisioning("db"), provisioningFailed(
+				"error generating accessibility requirements: no available topology found")},
+		},
+		{
+			// topology.go aggregateTopologies, no node labelled with the
+			// keys; controller.go prepareProvision.
+			name: "immediate topology, no node with the keys", claim: libraryClaim("db"),
+			topology: true,
+			objects:  func(o *envObjects) { o.nodes[0].Labels = nil },
+			opts:     func(o *Options) { o.ImmediateTopology = true },
+			want: []upstreamEvent{libraryProvisioning("db"), provisioningFailed(
+				"error generating accessibility requirements: topologyKeys [example.com/zone] were not found on any nodes")},
+		},
+		{
 			// controller.go Delete returns DeleteVolume's error as is; lib
 			// v13 deleteVolumeOperation posts err.Error() on the PV.
 			name: "DeleteVolume failure", volume: libraryPV(pvName),
@@ -210,6 +307,9 @@ func TestEventsAsUpstream(t *testing.T) {
 			r := runs[i]
 			r.start(t)
 			got := r.waitForEvents(t, len(row.want))
+			if row.messagePrefix {
+				got = trimToWanted(got, row.want)
+			}
 			slices.SortFunc(got, compareEvents)
 			want := slices.Clone(row.want)
 			slices.SortFunc(want, compareEvents)
@@ -230,13 +330,17 @@ type eventRow struct {
 	volume *v1.PersistentVolume
 	class  *storagev1.StorageClass // default: newClass(nil)
 	// topology gives the driver topology and the claim's node node-1.
-	topology   bool
+	topology bool
+	// objects changes the row's objects, topology ones included.
+	objects    func(*envObjects)
 	attachedTo string
 	mock       *mockdriver.Config
 	opts       func(*Options)
 	csi        func(*fakeCSI)
 	want       []upstreamEvent
 	check      func(*testing.T, *libraryRun)
+	// messagePrefix: a wanted message is the start of the event's.
+	messagePrefix bool
 }
 
 // libraryRun is one row's provisioner and library, made but not started.
@@ -280,6 +384,9 @@ func newLibraryRun(t *testing.T, row eventRow) *libraryRun {
 				{Name: testDriver, NodeID: "node-1", TopologyKeys: []string{"example.com/zone"}},
 			}},
 		})
+	}
+	if row.objects != nil {
+		row.objects(&objs)
 	}
 	logger, ctx := ktesting.NewTestContext(t)
 	mutate := []func(*Options){func(o *Options) {
@@ -416,6 +523,14 @@ func restoredFrom(claim *v1.PersistentVolumeClaim, snapshot string, namespace ..
 
 func waitForFirstConsumer(class *storagev1.StorageClass) *storagev1.StorageClass {
 	class.VolumeBindingMode = ptr.To(storagev1.VolumeBindingWaitForFirstConsumer)
+	return class
+}
+
+// allowingZone makes class allow only zone of the row's topology key.
+func allowingZone(class *storagev1.StorageClass, zone string) *storagev1.StorageClass {
+	class.AllowedTopologies = []v1.TopologySelectorTerm{{MatchLabelExpressions: []v1.TopologySelectorLabelRequirement{
+		{Key: "example.com/zone", Values: []string{zone}},
+	}}}
 	return class
 }
 

@@ -29,6 +29,19 @@ func expectError(t *testing.T, req Request, want ...string) error {
 	return err
 }
 
+// expectText runs Requirements, expecting an error of exactly want: the
+// text upstream's GenerateAccessibilityRequirements (pkg/controller/
+// topology.go, v6.3.0) returns for the same case, which its
+// ProvisioningFailed event shows after the prefix of prepareProvision.
+func expectText(t *testing.T, req Request, want string) error {
+	t.Helper()
+	err := expectError(t, req)
+	if err.Error() != want {
+		t.Errorf("error %q,\nwant upstream's %q", err, want)
+	}
+	return err
+}
+
 func TestSelectedNodeWithoutCSINode(t *testing.T) {
 	c := zonalCluster([]string{zoneKey}, zone("z1"))
 	c.csiNodes = nil
@@ -55,7 +68,7 @@ func TestSelectedNodeCSINodeLacksDriver(t *testing.T) {
 	req := c.request(t)
 	req.SelectedNode = c.node(t, "n0")
 
-	expectError(t, req, `"n0"`, driver, "no topology key found on CSINode")
+	expectText(t, req, "no topology key found for node n0")
 }
 
 func TestSelectedNodeDriverWithoutKeys(t *testing.T) {
@@ -64,7 +77,7 @@ func TestSelectedNodeDriverWithoutKeys(t *testing.T) {
 	req.SelectedNode = c.node(t, "n0")
 	req.StrictTopology = true
 
-	expectError(t, req, `"n0"`, driver, "no topology key found on CSINode")
+	expectText(t, req, "no topology key found for node n0")
 }
 
 func TestSelectedNodeLacksTopologyLabel(t *testing.T) {
@@ -75,7 +88,7 @@ func TestSelectedNodeLacksTopologyLabel(t *testing.T) {
 	// node must still be consistent with its CSINode.
 	req.AllowedTopologies = []v1.TopologySelectorTerm{allowed(in(zoneKey, "z1"))}
 
-	expectError(t, req, `"n0"`, driver, rackKey)
+	expectText(t, req, "topology labels from selected node map[topology.example.com/zone:z1] does not match topology keys from CSINode [topology.example.com/zone topology.example.com/rack]")
 }
 
 func TestStrictTopologySelectedNodeNotAllowed(t *testing.T) {
@@ -86,9 +99,15 @@ func TestStrictTopologySelectedNodeNotAllowed(t *testing.T) {
 	req.AllowedTopologies = []v1.TopologySelectorTerm{
 		allowed(in(zoneKey, "z2")),
 		allowed(in(zoneKey, "z1"), in(rackKey, "r2")),
+		allowed(in(zoneKey, "z2", "z3"), in(rackKey, "r1", "r2")),
 	}
 
-	expectError(t, req, `"n0"`, "not in the allowed topologies")
+	// The allowed segments in the order of upstream's flatten: the values
+	// of a later key vary slowest.
+	expectText(t, req, `selected node '"n0"' topology '[{topology.example.com/rack r1} {topology.example.com/zone z1}]' is not in allowed topologies: `+
+		`[[{topology.example.com/zone z2}] [{topology.example.com/rack r2} {topology.example.com/zone z1}] `+
+		`[{topology.example.com/rack r1} {topology.example.com/zone z2}] [{topology.example.com/rack r1} {topology.example.com/zone z3}] `+
+		`[{topology.example.com/rack r2} {topology.example.com/zone z2}] [{topology.example.com/rack r2} {topology.example.com/zone z3}]]`)
 }
 
 func TestSelectedNodeMissingFromNodeLister(t *testing.T) {
@@ -100,7 +119,7 @@ func TestSelectedNodeMissingFromNodeLister(t *testing.T) {
 	req := c.request(t)
 	req.SelectedNode = selected
 
-	expectError(t, req, `"n0"`, "not in requisite")
+	expectText(t, req, `topology [{topology.example.com/zone z1}] from selected node "n0" is not in requisite: [[{topology.example.com/zone z2}]]`)
 }
 
 func TestNoNodeCarriesTheTopologyKeys(t *testing.T) {
@@ -117,7 +136,7 @@ func TestNoNodeCarriesTheTopologyKeys(t *testing.T) {
 			req := c.request(t)
 			tc.modify(&req)
 
-			expectError(t, req, zoneKey, "not found on any node")
+			expectText(t, req, "topologyKeys [topology.example.com/zone] were not found on any nodes")
 		})
 	}
 }
@@ -128,7 +147,7 @@ func TestImmediateTopologyWithoutRegisteredKeys(t *testing.T) {
 	req := c.request(t)
 	req.ImmediateTopology = true
 
-	expectError(t, req, "no available topology found", driver)
+	expectText(t, req, "no available topology found")
 }
 
 func TestInvalidTopologyKey(t *testing.T) {
@@ -136,7 +155,7 @@ func TestInvalidTopologyKey(t *testing.T) {
 	req := c.request(t)
 	req.ImmediateTopology = true
 
-	expectError(t, req, "not a valid key", driver)
+	expectError(t, req, "error parsing topology keys selector: ", "not a valid key")
 }
 
 var errListerBroken = errors.New("lister broken")
@@ -157,18 +176,19 @@ func TestListerErrorsAreReturned(t *testing.T) {
 	tests := []struct {
 		name   string
 		modify func(*Request)
+		want   string
 	}{
-		{"CSINode get", func(r *Request) { r.CSINodes = brokenCSINodes{}; r.SelectedNode = c.node(t, "n0") }},
-		{"CSINode list", func(r *Request) { r.CSINodes = brokenCSINodes{}; r.ImmediateTopology = true }},
-		{"Node list, selected node", func(r *Request) { r.Nodes = brokenNodes{}; r.SelectedNode = c.node(t, "n0") }},
-		{"Node list, immediate", func(r *Request) { r.Nodes = brokenNodes{}; r.ImmediateTopology = true }},
+		{"CSINode get", func(r *Request) { r.CSINodes = brokenCSINodes{}; r.SelectedNode = c.node(t, "n0") }, "failed to get selected CSINode n0: lister broken"},
+		{"CSINode list", func(r *Request) { r.CSINodes = brokenCSINodes{}; r.ImmediateTopology = true }, "error listing CSINodes: lister broken"},
+		{"Node list, selected node", func(r *Request) { r.Nodes = brokenNodes{}; r.SelectedNode = c.node(t, "n0") }, "error listing nodes: lister broken"},
+		{"Node list, immediate", func(r *Request) { r.Nodes = brokenNodes{}; r.ImmediateTopology = true }, "error listing nodes: lister broken"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			req := c.request(t)
 			tc.modify(&req)
 
-			if err := expectError(t, req); !errors.Is(err, errListerBroken) {
+			if err := expectText(t, req, tc.want); !errors.Is(err, errListerBroken) {
 				t.Errorf("error %v does not wrap the lister error", err)
 			}
 		})

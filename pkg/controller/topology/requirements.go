@@ -110,13 +110,13 @@ func requisiteTerms(ctx context.Context, req Request, keys []string, selected te
 	case req.SelectedNode != nil:
 		// Also nodes other than the selected one, for volumes that can
 		// span several segments.
-		return nodeTerms(req.Nodes, req.DriverName, keys)
+		return nodeTerms(req.Nodes, keys)
 	case req.ImmediateTopology:
 		keys, err := clusterKeys(ctx, req)
 		if err != nil {
 			return nil, err
 		}
-		return nodeTerms(req.Nodes, req.DriverName, keys)
+		return nodeTerms(req.Nodes, keys)
 	default:
 		// Neither the claim nor the class limit where the volume goes, and
 		// the driver has not asked to be told about the cluster.
@@ -147,15 +147,16 @@ func selectedNodeTopology(req Request) ([]string, term, error) {
 		return nil, nil, &NoCSINodeError{Node: node, Err: err}
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("getting CSINode of selected node %q: %w", node, err)
+		return nil, nil, fmt.Errorf("failed to get selected CSINode %s: %w", node, err)
 	}
 	keys := driverKeys(csiNode, driver)
+	// The texts of these errors are upstream's (GenerateAccessibilityRequirements).
 	if len(keys) == 0 {
-		return nil, nil, fmt.Errorf("no topology key found on CSINode %q: driver %q has not registered topology keys on selected node %q", node, driver, node)
+		return nil, nil, fmt.Errorf("no topology key found for node %s", node)
 	}
-	t, missing, ok := termFromLabels(req.SelectedNode.Labels, keys)
+	t, ok := termFromLabels(req.SelectedNode.Labels, keys)
 	if !ok {
-		return nil, nil, fmt.Errorf("selected node %q has no label %q, which driver %q lists as a topology key in its CSINode (keys %v)", node, missing, driver, keys)
+		return nil, nil, fmt.Errorf("topology labels from selected node %v does not match topology keys from CSINode %v", req.SelectedNode.Labels, keys)
 	}
 	return keys, t, nil
 }
@@ -184,7 +185,8 @@ func checkAllowed(req Request, selected term) error {
 	if slices.ContainsFunc(allowed, func(t term) bool { return t.subsetOf(selected) }) {
 		return nil
 	}
-	return fmt.Errorf("topology %v of selected node %q is not in the allowed topologies %v of the StorageClass", selected, req.SelectedNode.Name, allowed)
+	// Upstream's text, '%q' and all, with its formatting of terms.
+	return fmt.Errorf("selected node '%q' topology '%v' is not in allowed topologies: %v", req.SelectedNode.Name, plain(selected), plainAll(allowed))
 }
 
 // expandAllowed turns StorageClass.allowedTopologies into CSI segments.
@@ -203,9 +205,11 @@ func expandAllowed(allowed []v1.TopologySelectorTerm) []term {
 		product := []term{{}}
 		for _, expr := range selector.MatchLabelExpressions {
 			var next []term
-			for _, partial := range product {
-				i := slices.IndexFunc(partial, func(s segment) bool { return s.key == expr.Key })
-				for _, value := range expr.Values {
+			// Values outermost, as upstream's flatten, so that the
+			// segments come in its order, which its error texts show.
+			for _, value := range expr.Values {
+				for _, partial := range product {
+					i := slices.IndexFunc(partial, func(s segment) bool { return s.key == expr.Key })
 					switch {
 					case i < 0:
 						next = append(next, append(slices.Clone(partial), segment{expr.Key, value}))
@@ -239,7 +243,7 @@ func clusterKeys(ctx context.Context, req Request) ([]string, error) {
 	}
 	csiNodes, err := req.CSINodes.List(labels.Everything())
 	if err != nil {
-		return nil, fmt.Errorf("listing CSINodes: %w", err)
+		return nil, fmt.Errorf("error listing CSINodes: %w", err)
 	}
 	slices.SortFunc(csiNodes, func(a, b *storagev1.CSINode) int { return strings.Compare(a.Name, b.Name) })
 	for _, n := range csiNodes {
@@ -250,13 +254,15 @@ func clusterKeys(ctx context.Context, req Request) ([]string, error) {
 	}
 	// Most likely the driver has not started on any node yet; an error makes
 	// provisioning retry instead of creating a volume in an arbitrary place.
-	return nil, fmt.Errorf("no available topology found: no CSINode lists topology keys for driver %q", req.DriverName)
+	// Upstream's text.
+	return nil, errors.New("no available topology found")
 }
 
 // nodeTerms returns the segments of all nodes that carry every key. Nodes
 // are matched by labels only, as upstream external-provisioner does, so a
-// node counts even where the driver is not running.
-func nodeTerms(nodes corelisters.NodeLister, driver string, keys []string) ([]term, error) {
+// node counts even where the driver is not running. Its error texts are
+// upstream's (aggregateTopologies, buildTopologyKeySelector).
+func nodeTerms(nodes corelisters.NodeLister, keys []string) ([]term, error) {
 	if nodes == nil {
 		return nil, errors.New("no Node lister configured")
 	}
@@ -264,22 +270,22 @@ func nodeTerms(nodes corelisters.NodeLister, driver string, keys []string) ([]te
 	for _, k := range keys {
 		r, err := labels.NewRequirement(k, selection.Exists, nil)
 		if err != nil {
-			return nil, fmt.Errorf("topology key %q of driver %q: %w", k, driver, err)
+			return nil, fmt.Errorf("error parsing topology keys selector: %w", err)
 		}
 		selector = selector.Add(*r)
 	}
 	list, err := nodes.List(selector)
 	if err != nil {
-		return nil, fmt.Errorf("listing nodes: %w", err)
+		return nil, fmt.Errorf("error listing nodes: %w", err)
 	}
 	terms := make([]term, 0, len(list))
 	for _, n := range list {
 		// The selector guarantees that no key is missing.
-		t, _, _ := termFromLabels(n.Labels, keys)
+		t, _ := termFromLabels(n.Labels, keys)
 		terms = append(terms, t)
 	}
 	if len(terms) == 0 {
-		return nil, fmt.Errorf("topology keys %v of driver %q were not found on any node", keys, driver)
+		return nil, fmt.Errorf("topologyKeys %v were not found on any nodes", keys)
 	}
 	return terms, nil
 }

@@ -21,19 +21,19 @@ type segment struct {
 // deduplicated cheaply.
 type term []segment
 
-// termFromLabels takes the value of every key from labels. When labels lack
-// one, ok is false and missing names the first such key (which may be "").
-func termFromLabels(labels map[string]string, keys []string) (t term, missing string, ok bool) {
+// termFromLabels takes the value of every key from labels; ok is false when
+// labels lack one (which may be "").
+func termFromLabels(labels map[string]string, keys []string) (t term, ok bool) {
 	t = make(term, 0, len(keys))
 	for _, k := range keys {
 		v, found := labels[k]
 		if !found {
-			return nil, k, false
+			return nil, false
 		}
 		t = append(t, segment{k, v})
 	}
 	t.sort()
-	return t, "", true
+	return t, true
 }
 
 // compare orders segments by key, then value.
@@ -82,6 +82,19 @@ func (t term) String() string {
 	return b.String()
 }
 
+// plain drops term's String method, so that %v prints it as upstream's
+// error texts print their terms: [{key value} ...].
+func plain(t term) []segment { return t }
+
+// plainAll is plain for a list of terms: [[{key value}] ...].
+func plainAll(terms []term) [][]segment {
+	out := make([][]segment, len(terms))
+	for i, t := range terms {
+		out[i] = t
+	}
+	return out
+}
+
 // sortedUnique sorts terms and drops duplicates, in place.
 func sortedUnique(terms []term) []term {
 	slices.SortFunc(terms, term.compare)
@@ -115,7 +128,8 @@ func preferredTerms(req Request, requisite []term, selected term) ([]term, error
 	// Not expected: the scheduler only picks nodes within the allowed
 	// topologies, and aggregation includes the selected node unless the Node
 	// lister lags behind.
-	return nil, fmt.Errorf("topology %v of selected node %q is not in requisite %v", selected, req.SelectedNode.Name, requisite)
+	// Upstream's text (GenerateAccessibilityRequirements).
+	return nil, fmt.Errorf("topology %v from selected node %q is not in requisite: %v", plain(selected), req.SelectedNode.Name, plainAll(requisite))
 }
 
 // rotate returns a copy of terms that starts at index i.
