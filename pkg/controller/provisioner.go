@@ -110,6 +110,10 @@ func (p *Provisioner) SupportsBlock(ctx context.Context) bool { return true }
 // A volume populator's claim passes, as upstream's does, so that the
 // library's and Provision's events say it is left to the populator.
 func (p *Provisioner) ShouldProvision(ctx context.Context, claim *v1.PersistentVolumeClaim) bool {
+	if p.finalizerWrites.isSuperseded(claim) {
+		klog.FromContext(ctx).V(4).Info("Not provisioning a copy of the claim older than its reschedule", "PVC", klog.KObj(claim), "resourceVersion", claim.ResourceVersion)
+		return false
+	}
 	if remaining, held := p.infeasible.holding(claim, p.opts.ClassLister); held {
 		klog.FromContext(ctx).V(4).Info("Provisioning held after an infeasible error", "PVC", klog.KObj(claim), "remaining", remaining)
 		return false

@@ -35,13 +35,20 @@ type finalizerWrite struct {
 // after Provision returns, so few are ever kept; the bound is a safety net.
 type finalizerWrites struct {
 	cache *lru.Cache
+	// superseded holds, per rescheduled claim, the version our finalizer
+	// write made, which the reschedule replaced. The informer may deliver
+	// that version after the library stored the rescheduled claim in its
+	// cache, putting the selected node back there until the reschedule's
+	// own event arrives: a copy of that version is stale and must not be
+	// provisioned, or the node just given back gets one more CreateVolume.
+	superseded *lru.Cache
 }
 
 // finalizerWritesKept is far more than the Provision calls running at once.
 const finalizerWritesKept = 1000
 
 func newFinalizerWrites() *finalizerWrites {
-	return &finalizerWrites{cache: lru.New(finalizerWritesKept)}
+	return &finalizerWrites{cache: lru.New(finalizerWritesKept), superseded: lru.New(finalizerWritesKept)}
 }
 
 func (w *finalizerWrites) wrote(write finalizerWrite) {
@@ -59,6 +66,21 @@ func (w *finalizerWrites) take(uid types.UID) (finalizerWrite, bool) {
 }
 
 func (w *finalizerWrites) forget(uid types.UID) { w.cache.Remove(uid) }
+
+// isSuperseded tells whether claim is a copy of a version a reschedule
+// replaced. Any other version of the claim ends that watch: the cache has
+// moved past the superseded one.
+func (w *finalizerWrites) isSuperseded(claim *v1.PersistentVolumeClaim) bool {
+	v, ok := w.superseded.Get(claim.UID)
+	if !ok {
+		return false
+	}
+	if v.(string) == claim.ResourceVersion {
+		return true
+	}
+	w.superseded.Remove(claim.UID)
+	return false
+}
 
 func (w *finalizerWrites) len() int { return w.cache.Len() }
 
@@ -92,6 +114,7 @@ func (c libraryClaims) rescheduleAfterFinalizerWrite(ctx context.Context, claim 
 		return updated, true, err
 	}
 	logger.V(4).Info("Rescheduled the claim on the version the provisioning-protection finalizer write made", "resourceVersion", redo.ResourceVersion)
+	c.writes.superseded.Add(claim.UID, redo.ResourceVersion)
 	// The library stores its copy in the informer cache after the update:
 	// let that be the API server's copy, with our finalizer, rather than
 	// one without it (managedFields are never cached).

@@ -127,6 +127,33 @@ func TestRescheduleAfterFinalizerWriteNeedsOneCreateVolume(t *testing.T) {
 	}
 }
 
+// The informer may deliver the version the finalizer write made after the
+// library cached the rescheduled claim: that copy, with the selected node
+// still on it, is not provisioned again; the next version of the claim is.
+func TestCopyOlderThanTheRescheduleIsNotProvisioned(t *testing.T) {
+	r := newRescheduleEnv(t, codes.ResourceExhausted)
+	if state := r.provision(t); state != controller.ProvisioningReschedule {
+		t.Fatalf("state %s, want ProvisioningReschedule", state)
+	}
+	stale := r.apiClaim(t) // the finalizer write's version, selected node and all
+	if _, _, err := r.libraryReschedule(); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if r.prov.ShouldProvision(ctx, stale) {
+		t.Fatal("a copy older than the reschedule would be provisioned on the node given back")
+	}
+	next := r.apiClaim(t)
+	next.Annotations[annSelectedNode] = "node-1" // the scheduler picked it again
+	next.ResourceVersion = "next"
+	if !r.prov.ShouldProvision(ctx, next) {
+		t.Fatal("a newer version of the claim is not provisioned")
+	}
+	if !r.prov.ShouldProvision(ctx, stale) {
+		t.Fatal("the superseded version is remembered after a newer one was seen")
+	}
+}
+
 func TestRescheduleConflictsWhenTheClaimChangedAfterTheFinalizerWrite(t *testing.T) {
 	r := newRescheduleEnv(t, codes.ResourceExhausted)
 	if state := r.provision(t); state != controller.ProvisioningReschedule {
