@@ -2,15 +2,17 @@ package main
 
 import (
 	"net/http"
-	"net/http/pprof"
 
+	"github.com/kubernetes-csi/csi-lib-utils/metrics"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 type muxOptions struct {
 	// Gatherers are the registries served at MetricsPath.
-	Gatherers   prometheus.Gatherers
+	Gatherers prometheus.Gatherers
+	// CSIMetrics serves pprof, as upstream's mux does.
+	CSIMetrics  metrics.CSIMetricsManager
 	MetricsPath string
 	EnablePprof bool
 }
@@ -28,11 +30,7 @@ func newMux(o muxOptions) *http.ServeMux {
 	mux.Handle(o.MetricsPath, promhttp.InstrumentMetricHandler(scrapes,
 		promhttp.HandlerFor(gatherers, promhttp.HandlerOpts{})))
 	if o.EnablePprof {
-		mux.HandleFunc("/debug/pprof/", pprof.Index)
-		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+		o.CSIMetrics.RegisterPprofToServer(mux)
 	}
 	return mux
 }

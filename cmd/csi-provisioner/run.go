@@ -94,6 +94,7 @@ func run(ctx context.Context, cfg *config) error {
 	address := cfg.httpAddress()
 	mux := newMux(muxOptions{
 		Gatherers:   runMetrics.gatherers(metricsManager),
+		CSIMetrics:  metricsManager,
 		MetricsPath: cfg.metricsPath,
 		EnablePprof: cfg.enablePprof,
 	})

@@ -33,8 +33,14 @@ type APIServerOptions struct {
 // server does where this project's controllers rely on it (see
 // ServerSemantics). Objects without a resourceVersion get one.
 func NewClientset(objs ...runtime.Object) *fake.Clientset {
+	return NewClientsetWithOptions(APIServerOptions{}, objs...)
+}
+
+// NewClientsetWithOptions is NewClientset with opts, e.g. status
+// subresources.
+func NewClientsetWithOptions(opts APIServerOptions, objs ...runtime.Object) *fake.Clientset {
 	client := fake.NewClientset()
-	ServerSemantics(&client.Fake, client.Tracker(), APIServerOptions{})
+	ServerSemantics(&client.Fake, client.Tracker(), opts)
 	for _, obj := range objs {
 		gvr, err := resourceOf(obj)
 		if err != nil {

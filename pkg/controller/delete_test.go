@@ -40,16 +40,20 @@ func TestDeleteCallsDeleteVolumeWithHandle(t *testing.T) {
 	}
 }
 
-func TestDeleteRefusesWhileAttached(t *testing.T) {
+// attachedToNode1 is a VolumeAttachment of the released PV on node-1.
+func attachedToNode1() *storagev1.VolumeAttachment {
 	pvName := "pvc-" + testClaimUID
-	va := &storagev1.VolumeAttachment{
+	return &storagev1.VolumeAttachment{
 		ObjectMeta: metav1.ObjectMeta{Name: "csi-abc"},
 		Spec: storagev1.VolumeAttachmentSpec{
 			Attacher: testDriver, NodeName: "node-1",
 			Source: storagev1.VolumeAttachmentSource{PersistentVolumeName: &pvName},
 		},
 	}
-	e := newEnv(t, envObjects{attachments: []*storagev1.VolumeAttachment{va}})
+}
+
+func TestDeleteRefusesWhileAttached(t *testing.T) {
+	e := newEnv(t, envObjects{attachments: []*storagev1.VolumeAttachment{attachedToNode1()}})
 	err := e.prov.Delete(context.Background(), releasedPV(testDriver))
 	if err == nil || !strings.Contains(err.Error(), "attached to node node-1") {
 		t.Fatalf("err = %v, want a refusal naming the node", err)
@@ -155,5 +159,20 @@ func TestDeleteIgnoresOtherDriversAndNonCSIVolumes(t *testing.T) {
 	}
 	if len(e.csi.deletes) != 0 {
 		t.Fatal("no DeleteVolume for volumes of others")
+	}
+}
+
+// Without a VolumeAttachment lister (a driver without
+// PUBLISH_UNPUBLISH_VOLUME, as upstream) a VolumeAttachment naming the PV
+// does not hold DeleteVolume back.
+func TestDeleteWithoutAttachmentListerIgnoresAttachments(t *testing.T) {
+	e := newEnv(t, envObjects{attachments: []*storagev1.VolumeAttachment{attachedToNode1()}}, func(o *Options) {
+		o.VolumeAttachmentLister = nil
+	})
+	if err := e.prov.Delete(context.Background(), releasedPV(testDriver)); err != nil {
+		t.Fatalf("Delete: %v", err)
+	}
+	if len(e.csi.deletes) != 1 || e.csi.deletes[0].VolumeId != "handle-1" {
+		t.Fatalf("deletes = %v, want DeleteVolume of handle-1", e.csi.deletes)
 	}
 }

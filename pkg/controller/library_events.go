@@ -56,9 +56,9 @@ func (e libraryEvents) CreateWithEventNamespace(event *v1.Event) (*v1.Event, err
 }
 
 func (e libraryEvents) CreateWithEventNamespaceWithContext(ctx context.Context, event *v1.Event) (*v1.Event, error) {
-	sent, changed := withUpstreamMessage(event)
-	got, err := e.EventInterface.CreateWithEventNamespaceWithContext(ctx, sent)
-	return restoreMessage(got, event, changed), err
+	return sendAsUpstream(event, func(sent *v1.Event) (*v1.Event, error) {
+		return e.EventInterface.CreateWithEventNamespaceWithContext(ctx, sent)
+	})
 }
 
 func (e libraryEvents) UpdateWithEventNamespace(event *v1.Event) (*v1.Event, error) {
@@ -66,9 +66,9 @@ func (e libraryEvents) UpdateWithEventNamespace(event *v1.Event) (*v1.Event, err
 }
 
 func (e libraryEvents) UpdateWithEventNamespaceWithContext(ctx context.Context, event *v1.Event) (*v1.Event, error) {
-	sent, changed := withUpstreamMessage(event)
-	got, err := e.EventInterface.UpdateWithEventNamespaceWithContext(ctx, sent)
-	return restoreMessage(got, event, changed), err
+	return sendAsUpstream(event, func(sent *v1.Event) (*v1.Event, error) {
+		return e.EventInterface.UpdateWithEventNamespaceWithContext(ctx, sent)
+	})
 }
 
 func (e libraryEvents) PatchWithEventNamespace(event *v1.Event, data []byte) (*v1.Event, error) {
@@ -97,21 +97,19 @@ func (e libraryEvents) PatchWithEventNamespaceWithContext(ctx context.Context, e
 	return got, err
 }
 
-// withUpstreamMessage returns a copy of event with upstream's message, or
-// event itself if that is the same; the recorder keeps using event.
-func withUpstreamMessage(event *v1.Event) (*v1.Event, bool) {
+// sendAsUpstream sends a copy of event with upstream's message (event
+// itself if that is the same), and returns the server's copy with the
+// message the recorder knows, as it keys its repeat counting by message.
+func sendAsUpstream(event *v1.Event, send func(*v1.Event) (*v1.Event, error)) (*v1.Event, error) {
 	upstream := upstreamEventMessage(event.Reason, event.Message)
 	if upstream == event.Message {
-		return event, false
+		return send(event)
 	}
 	sent := event.DeepCopy()
 	sent.Message = upstream
-	return sent, true
-}
-
-func restoreMessage(got, event *v1.Event, changed bool) *v1.Event {
-	if changed && got != nil {
+	got, err := send(sent)
+	if got != nil {
 		got.Message = event.Message
 	}
-	return got
+	return got, err
 }

@@ -87,14 +87,8 @@ func liveForProvisioning(claim, current *v1.PersistentVolumeClaim, err error) er
 // check refuse it, and writes again on that version.
 func (p *Provisioner) addClaimFinalizer(ctx context.Context, claim *v1.PersistentVolumeClaim, name string, check func(*v1.PersistentVolumeClaim, error) error, opts ...finalizer.Option) (finalizerWrite, error) {
 	var write finalizerWrite
-	// As finalizer.PersistentVolumeClaims (upstream's RBAC grants update
-	// on claims, not patch), keeping the API server's answer.
-	to := finalizer.Update("PersistentVolumeClaim", func(ctx context.Context, changed *v1.PersistentVolumeClaim) error {
-		updated, err := p.opts.ProtectionClient.CoreV1().PersistentVolumeClaims(changed.Namespace).Update(ctx, changed, metav1.UpdateOptions{})
-		if err == nil {
-			write = finalizerWrite{from: changed.ResourceVersion, claim: updated}
-		}
-		return err
+	to := finalizer.PersistentVolumeClaimsReporting(p.opts.ProtectionClient, func(from string, stored *v1.PersistentVolumeClaim) {
+		write = finalizerWrite{from: from, claim: stored}
 	})
 	_, err := finalizer.Add(ctx, to, claim, name, opts...)
 	if !apierrors.IsConflict(err) {

@@ -9,8 +9,10 @@ import (
 	"google.golang.org/grpc/status"
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/diff"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
@@ -52,11 +54,19 @@ type rescheduleEnv struct {
 	node   *v1.Node
 }
 
-func newRescheduleEnv(t *testing.T, code codes.Code) *rescheduleEnv {
+func newRescheduleEnv(t *testing.T, code codes.Code, mutate ...func(*v1.PersistentVolumeClaim)) *rescheduleEnv {
 	t.Helper()
 	claim, class, node, csiNode := scheduledObjects()
-	r := &rescheduleEnv{server: testutil.NewClientset(claim), class: class, node: node}
+	for _, m := range mutate {
+		m(claim)
+	}
+	// A claim's status is a subresource: an update of the claim leaves it.
+	server := testutil.NewClientsetWithOptions(testutil.APIServerOptions{StatusSubresources: []string{"persistentvolumeclaims"}}, claim)
+	r := &rescheduleEnv{server: server, class: class, node: node}
+	// As the claim cache holds it: no managedFields, only the phase.
 	r.cached = r.apiClaim(t)
+	r.cached.ManagedFields = nil
+	r.cached.Status = v1.PersistentVolumeClaimStatus{Phase: r.cached.Status.Phase}
 	r.env = newEnv(t, envObjects{
 		claims: []*v1.PersistentVolumeClaim{r.cached}, nodes: []*v1.Node{node}, csiNodes: []*storagev1.CSINode{csiNode},
 	}, protectionOn, topologyDriver, func(o *Options) { o.Client = r.server })
@@ -124,6 +134,44 @@ func TestRescheduleAfterFinalizerWriteNeedsOneCreateVolume(t *testing.T) {
 	}
 	if n := len(r.csi.creates); n != 1 {
 		t.Fatalf("%d CreateVolume calls, want 1", n)
+	}
+}
+
+// The finalizer write before CreateVolume and the reschedule after it,
+// both updates of the whole claim, keep every field a user's tools put on
+// it; they change only the finalizer and the selected node.
+func TestFinalizerWriteAndRescheduleKeepEveryFieldOfTheClaim(t *testing.T) {
+	yes := true
+	everything := func(claim *v1.PersistentVolumeClaim) {
+		claim.Labels = map[string]string{"app": "db"}
+		claim.Annotations[v1.LastAppliedConfigAnnotation] = `{"kind":"PersistentVolumeClaim"}`
+		claim.Finalizers = []string{"kubernetes.io/pvc-protection", "backup.example.com/hold"}
+		claim.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "db", UID: "sts-uid", Controller: &yes}}
+		claim.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "v1"}}
+		claim.Status = v1.PersistentVolumeClaimStatus{Phase: v1.ClaimPending, Conditions: []v1.PersistentVolumeClaimCondition{{Type: "Example", Status: v1.ConditionTrue}}}
+	}
+	r := newRescheduleEnv(t, codes.ResourceExhausted, everything)
+	before := r.apiClaim(t)
+	if state := r.provision(t); state != controller.ProvisioningReschedule {
+		t.Fatalf("state %s, want ProvisioningReschedule", state)
+	}
+	if _, _, err := r.libraryReschedule(); err != nil {
+		t.Fatal(err)
+	}
+	after := r.apiClaim(t)
+
+	want := before.DeepCopy()
+	want.Finalizers = append(want.Finalizers, provisioning.ProvisioningProtectionFinalizer)
+	delete(want.Annotations, annSelectedNode)
+	want.ResourceVersion = after.ResourceVersion
+	// The fake keeps managedFields as field management does; the e2e
+	// suite checks kubectl's entry on a real API server.
+	want.ManagedFields = after.ManagedFields
+	if !equality.Semantic.DeepEqual(after.ObjectMeta, want.ObjectMeta) {
+		t.Errorf("the claim's metadata changed beyond the finalizer and the selected node:\n%s", diff.Diff(want.ObjectMeta, after.ObjectMeta))
+	}
+	if !equality.Semantic.DeepEqual(after.Spec, before.Spec) || !equality.Semantic.DeepEqual(after.Status, before.Status) {
+		t.Errorf("spec or status changed:\n%s", diff.Diff(before.Status, after.Status))
 	}
 }
 

@@ -27,8 +27,19 @@ func PersistentVolumes(client kubernetes.Interface) Target {
 // update: upstream external-provisioner's ClusterRole grants update on
 // claims but not patch, and a swap of its image for ours must work under it.
 func PersistentVolumeClaims(client kubernetes.Interface) Target {
+	return PersistentVolumeClaimsReporting(client, nil)
+}
+
+// PersistentVolumeClaimsReporting is PersistentVolumeClaims that also hands
+// written, if set, each claim as the API server stored it, with the version
+// the write was pinned to: a complete copy, for a caller that writes the
+// claim again.
+func PersistentVolumeClaimsReporting(client kubernetes.Interface, written func(from string, stored *v1.PersistentVolumeClaim)) Target {
 	return Update("PersistentVolumeClaim", func(ctx context.Context, claim *v1.PersistentVolumeClaim) error {
-		_, err := client.CoreV1().PersistentVolumeClaims(claim.Namespace).Update(ctx, claim, metav1.UpdateOptions{})
+		stored, err := client.CoreV1().PersistentVolumeClaims(claim.Namespace).Update(ctx, claim, metav1.UpdateOptions{})
+		if err == nil && written != nil {
+			written(claim.ResourceVersion, stored)
+		}
 		return err
 	})
 }
