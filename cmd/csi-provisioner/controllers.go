@@ -34,7 +34,7 @@ import (
 	"github.com/csi-protect/external-provisioner/pkg/generated/clientset/versioned"
 	"github.com/csi-protect/external-provisioner/pkg/localvolume/cleanup"
 	"github.com/csi-protect/external-provisioner/pkg/orphanaudit"
-	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 	"github.com/csi-protect/external-provisioner/pkg/pvcprotection"
 	"github.com/csi-protect/external-provisioner/pkg/pvprotection"
 	"github.com/csi-protect/external-provisioner/pkg/snapshotprotection"
@@ -167,7 +167,7 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 	}
 	// One tracker of CreateVolume calls, which the provisioner writes and
 	// the claim protection controller reads.
-	calls := provisioning.NewTracker()
+	calls := provisionstate.NewTracker()
 	sources, err := newDataSources(ctx, dataSourcesOptions{
 		Config:            cfg,
 		Client:            o.Client,

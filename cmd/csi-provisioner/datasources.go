@@ -25,7 +25,7 @@ import (
 
 	"github.com/csi-protect/external-provisioner/pkg/controller"
 	"github.com/csi-protect/external-provisioner/pkg/features"
-	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 	"github.com/csi-protect/external-provisioner/pkg/snapshotprotection"
 )
 
@@ -38,7 +38,7 @@ var volumeSnapshotResource = schema.GroupVersionResource{Group: "snapshot.storag
 type dataSources struct {
 	// readers is shared by the provisioner (writer) and the snapshot
 	// protection controller (reader).
-	readers *provisioning.Readers
+	readers *provisionstate.Readers
 	// protectSnapshots: the controller that removes source-protection
 	// finalizers runs, so the provisioner may add them.
 	protectSnapshots   bool
@@ -71,7 +71,7 @@ type dataSourcesOptions struct {
 // and the ReferenceGrant informer when CrossNamespaceVolumeDataSource is on.
 func newDataSources(ctx context.Context, o dataSourcesOptions) (*dataSources, error) {
 	logger := klog.FromContext(ctx)
-	d := &dataSources{readers: provisioning.NewReaders()}
+	d := &dataSources{readers: provisionstate.NewReaders()}
 	cfg := o.Config
 
 	if o.RestoresSupported {

@@ -14,7 +14,7 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 
-	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
 // BenchmarkProtectionSync measures one sync of the claim protection
@@ -22,7 +22,7 @@ import (
 // one whose PV exists but is not bound yet (cache reads only, no write),
 // and one that is Bound (the finalizer write).
 func BenchmarkProtectionSync(b *testing.B) {
-	waiting := newClaim("db", "uid-db", pvcProtection, provisioning.ProvisioningProtectionFinalizer)
+	waiting := newClaim("db", "uid-db", pvcProtection, provisionstate.ProvisioningProtectionFinalizer)
 	waiting.ResourceVersion = "7"
 	bound := waiting.DeepCopy()
 	bound.Spec.VolumeName = "pvc-uid-db"
@@ -80,7 +80,7 @@ func newBenchController(b *testing.B, claim *v1.PersistentVolumeClaim, pv *v1.Pe
 	claims, volumes := factory.Core().V1().PersistentVolumeClaims(), factory.Core().V1().PersistentVolumes()
 	ctrl, err := New(Options{
 		Client: client, ClaimInformer: claims, VolumeInformer: volumes,
-		Calls: provisioning.NewTracker(), Replayer: &replayer{done: true},
+		Calls: provisionstate.NewTracker(), Replayer: &replayer{done: true},
 		ProvisioningProtection: true, EventRecorder: &record.FakeRecorder{},
 	})
 	if err != nil {
@@ -108,7 +108,7 @@ func checkFinalizerWrites(b *testing.B, actions []k8stesting.Action, want int) {
 		if !ok {
 			b.Fatalf("unexpected call %v", a)
 		}
-		if claim := u.GetObject().(*v1.PersistentVolumeClaim); slices.Contains(claim.Finalizers, provisioning.ProvisioningProtectionFinalizer) {
+		if claim := u.GetObject().(*v1.PersistentVolumeClaim); slices.Contains(claim.Finalizers, provisionstate.ProvisioningProtectionFinalizer) {
 			b.Fatalf("the update keeps the finalizer: %v", claim.Finalizers)
 		}
 	}

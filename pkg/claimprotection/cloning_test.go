@@ -5,7 +5,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
 const pvcProtection = "kubernetes.io/pvc-protection"
@@ -18,7 +18,7 @@ func cloneOf(source *v1.PersistentVolumeClaim) *v1.PersistentVolumeClaim {
 }
 
 func protectedSource() *v1.PersistentVolumeClaim {
-	return newClaim("golden", "uid-golden", pvcProtection, provisioning.CloningProtectionFinalizer)
+	return newClaim("golden", "uid-golden", pvcProtection, provisionstate.CloningProtectionFinalizer)
 }
 
 func TestCloningProtectionStaysWhileACloneIsPending(t *testing.T) {
@@ -27,7 +27,7 @@ func TestCloningProtectionStaysWhileACloneIsPending(t *testing.T) {
 	if err := e.sync(t, "golden"); err != nil {
 		t.Fatal(err)
 	}
-	if !has(e.claim(t, "golden"), provisioning.CloningProtectionFinalizer) {
+	if !has(e.claim(t, "golden"), provisionstate.CloningProtectionFinalizer) {
 		t.Fatal("the source lost its finalizer while a clone still reads it")
 	}
 }
@@ -37,7 +37,7 @@ func TestCloningProtectionGoesOnceTheCloneHasItsVolume(t *testing.T) {
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{source, cloneOf(source)}})
 	e.run(t)
 	e.update(t, "copy", func(c *v1.PersistentVolumeClaim) { c.Spec.VolumeName = "pvc-uid-copy" })
-	eventually(t, "the finalizer to go", func() bool { return !has(e.claim(t, "golden"), provisioning.CloningProtectionFinalizer) })
+	eventually(t, "the finalizer to go", func() bool { return !has(e.claim(t, "golden"), provisionstate.CloningProtectionFinalizer) })
 	if got := e.claim(t, "golden").Finalizers; len(got) != 1 || got[0] != pvcProtection {
 		t.Fatalf("finalizers = %v, other finalizers must survive", got)
 	}
@@ -48,13 +48,13 @@ func TestCloningProtectionGoesOnceTheCloneIsDeleted(t *testing.T) {
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{source, cloneOf(source)}})
 	e.run(t)
 	e.deleteClaim(t, "copy")
-	eventually(t, "the finalizer to go", func() bool { return !has(e.claim(t, "golden"), provisioning.CloningProtectionFinalizer) })
+	eventually(t, "the finalizer to go", func() bool { return !has(e.claim(t, "golden"), provisionstate.CloningProtectionFinalizer) })
 }
 
 func TestCloningProtectionFreesASourceWithoutClones(t *testing.T) {
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{protectedSource()}})
 	e.run(t)
-	eventually(t, "the finalizer to go", func() bool { return !has(e.claim(t, "golden"), provisioning.CloningProtectionFinalizer) })
+	eventually(t, "the finalizer to go", func() bool { return !has(e.claim(t, "golden"), provisionstate.CloningProtectionFinalizer) })
 }
 
 func TestCloningProtectionOfASourceInAnotherNamespaceIsIndexedByItsNamespace(t *testing.T) {
@@ -67,7 +67,7 @@ func TestCloningProtectionOfASourceInAnotherNamespaceIsIndexedByItsNamespace(t *
 	if err := e.sync(t, "golden"); err != nil {
 		t.Fatal(err)
 	}
-	if has(e.claim(t, "golden"), provisioning.CloningProtectionFinalizer) {
+	if has(e.claim(t, "golden"), provisionstate.CloningProtectionFinalizer) {
 		t.Fatal("a clone of another namespace's golden claim held this one")
 	}
 }

@@ -17,13 +17,13 @@ import (
 
 	"github.com/csi-protect/external-provisioner/internal/reconcile"
 	"github.com/csi-protect/external-provisioner/pkg/finalizer"
-	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
 // CallStates tells what this process knows about the CreateVolume calls of
-// a claim, and reports when one ends. A provisioning.Tracker fits.
+// a claim, and reports when one ends. A provisionstate.Tracker fits.
 type CallStates interface {
-	State(uid types.UID) provisioning.CallState
+	State(uid types.UID) provisionstate.CallState
 	Forget(uid types.UID)
 	Subscribe(fn func(uid types.UID))
 }
@@ -177,10 +177,10 @@ func (c *Controller) onClaim(obj interface{}) {
 	if !ok {
 		return
 	}
-	if finalizer.Has(claim, provisioning.CloningProtectionFinalizer) || finalizer.Has(claim, provisioning.ProvisioningProtectionFinalizer) {
+	if finalizer.Has(claim, provisionstate.CloningProtectionFinalizer) || finalizer.Has(claim, provisionstate.ProvisioningProtectionFinalizer) {
 		c.loop.Add(cache.MetaObjectToName(claim))
 	}
-	if namespace, name, ok := provisioning.ClonedClaim(claim); ok {
+	if namespace, name, ok := provisionstate.ClonedClaim(claim); ok {
 		c.loop.Add(cache.ObjectName{Namespace: namespace, Name: name})
 	}
 }
@@ -195,7 +195,7 @@ func (c *Controller) onClaimDeleted(obj interface{}) {
 	c.releasedMu.Lock()
 	delete(c.released, claim.UID)
 	c.releasedMu.Unlock()
-	if namespace, name, ok := provisioning.ClonedClaim(claim); ok {
+	if namespace, name, ok := provisionstate.ClonedClaim(claim); ok {
 		c.loop.Add(cache.ObjectName{Namespace: namespace, Name: name})
 	}
 }

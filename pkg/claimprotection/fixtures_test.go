@@ -19,7 +19,7 @@ import (
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/finalizer"
-	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
 const namespace = "apps"
@@ -72,7 +72,7 @@ type setup struct {
 type env struct {
 	client   *fake.Clientset
 	ctrl     *Controller
-	calls    *provisioning.Tracker
+	calls    *provisionstate.Tracker
 	replayer *replayer
 	recorder *record.FakeRecorder
 	registry metrics.KubeRegistry
@@ -100,7 +100,7 @@ func newEnv(t *testing.T, s setup) *env {
 	registry.MustRegister(m.Registerables()...)
 	factory := informers.NewSharedInformerFactory(client, 0)
 	recorder := record.NewFakeRecorder(100)
-	calls := provisioning.NewTracker()
+	calls := provisionstate.NewTracker()
 	ctrl, err := New(Options{
 		Client:                 client,
 		ClaimInformer:          factory.Core().V1().PersistentVolumeClaims(),

@@ -4,7 +4,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
 const (
@@ -22,7 +22,7 @@ func pendingCloneSourceKeys(obj interface{}) ([]string, error) {
 	if !ok || claim.Spec.VolumeName != "" {
 		return nil, nil
 	}
-	namespace, name, ok := provisioning.ClonedClaim(claim)
+	namespace, name, ok := provisionstate.ClonedClaim(claim)
 	if !ok {
 		return nil, nil
 	}

@@ -5,7 +5,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
-	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
 func onNode(claim *v1.PersistentVolumeClaim, annotations map[string]string) *v1.PersistentVolumeClaim {
@@ -21,7 +21,7 @@ func onNode(claim *v1.PersistentVolumeClaim, annotations map[string]string) *v1.
 // Another node's driver holds the volume: replaying here would look in
 // the wrong driver, and releasing would leak it.
 func TestADeletedClaimOfAnotherNodeIsLeftToItsSidecar(t *testing.T) {
-	claim := onNode(heldClaim(), map[string]string{provisioning.AnnProvisioningNode: "node-b", provisioning.AnnSelectedNode: "node-b"})
+	claim := onNode(heldClaim(), map[string]string{provisionstate.AnnProvisioningNode: "node-b", provisionstate.AnnSelectedNode: "node-b"})
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{claim}, nodeName: "node-a"})
 	e.deleteClaim(t, "db")
 	if err := e.sync(t, "db"); err != nil {
@@ -30,7 +30,7 @@ func TestADeletedClaimOfAnotherNodeIsLeftToItsSidecar(t *testing.T) {
 	if e.replayer.replays() != 0 {
 		t.Errorf("%d replays on node-a of a claim provisioned on node-b", e.replayer.replays())
 	}
-	if c := e.claim(t, "db"); c == nil || !has(c, provisioning.ProvisioningProtectionFinalizer) {
+	if c := e.claim(t, "db"); c == nil || !has(c, provisionstate.ProvisioningProtectionFinalizer) {
 		t.Error("node-a released a claim whose volume node-b's driver may hold")
 	}
 }
@@ -38,7 +38,7 @@ func TestADeletedClaimOfAnotherNodeIsLeftToItsSidecar(t *testing.T) {
 // The node recorded with the finalizer wins over a selected node that
 // changed since (a reschedule after a final error).
 func TestTheRecordedNodeReplaysADeletedClaim(t *testing.T) {
-	claim := onNode(heldClaim(), map[string]string{provisioning.AnnProvisioningNode: "node-a", provisioning.AnnSelectedNode: "node-b"})
+	claim := onNode(heldClaim(), map[string]string{provisionstate.AnnProvisioningNode: "node-a", provisionstate.AnnSelectedNode: "node-b"})
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{claim}, nodeName: "node-a"})
 	e.run(t)
 	e.deleteClaim(t, "db")

@@ -9,7 +9,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
-	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
 func eventually(t *testing.T, what string, cond func() bool) {
@@ -18,11 +18,11 @@ func eventually(t *testing.T, what string, cond func() bool) {
 }
 
 func heldClaim() *v1.PersistentVolumeClaim {
-	return newClaim("db", "uid-db", provisioning.ProvisioningProtectionFinalizer)
+	return newClaim("db", "uid-db", provisionstate.ProvisioningProtectionFinalizer)
 }
 
 func released(t *testing.T, e *env) func() bool {
-	return func() bool { return !has(e.claim(t, "db"), provisioning.ProvisioningProtectionFinalizer) }
+	return func() bool { return !has(e.claim(t, "db"), provisionstate.ProvisioningProtectionFinalizer) }
 }
 
 func TestProvisioningProtectionWaitsForTheBinder(t *testing.T) {
@@ -32,7 +32,7 @@ func TestProvisioningProtectionWaitsForTheBinder(t *testing.T) {
 	if err := e.sync(t, "db"); err != nil {
 		t.Fatal(err)
 	}
-	if !has(e.claim(t, "db"), provisioning.ProvisioningProtectionFinalizer) {
+	if !has(e.claim(t, "db"), provisionstate.ProvisioningProtectionFinalizer) {
 		t.Fatal("the finalizer went while the binder binds the claim: the writes would conflict")
 	}
 }
@@ -58,7 +58,7 @@ func TestProvisioningProtectionGoesOnceTheClaimIsBound(t *testing.T) {
 
 func TestARestoresRecordedHandleGoesWithTheFinalizer(t *testing.T) {
 	claim := heldClaim()
-	claim.Annotations = map[string]string{provisioning.AnnRestoredSnapshotHandle: "snap-handle", "keep": "me"}
+	claim.Annotations = map[string]string{provisionstate.AnnRestoredSnapshotHandle: "snap-handle", "keep": "me"}
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{claim}, volumes: []*v1.PersistentVolume{pvOf(claim)}})
 	e.run(t)
 	e.update(t, "db", func(c *v1.PersistentVolumeClaim) {
@@ -66,7 +66,7 @@ func TestARestoresRecordedHandleGoesWithTheFinalizer(t *testing.T) {
 		c.Status.Phase = v1.ClaimBound
 	})
 	eventually(t, "the finalizer to go", released(t, e))
-	if got := e.claim(t, "db").Annotations; got[provisioning.AnnRestoredSnapshotHandle] != "" || got["keep"] != "me" {
+	if got := e.claim(t, "db").Annotations; got[provisionstate.AnnRestoredSnapshotHandle] != "" || got["keep"] != "me" {
 		t.Fatalf("annotations = %v; want the handle gone with the finalizer, others kept", got)
 	}
 }
@@ -76,7 +76,7 @@ func TestProvisioningProtectionStaysOnALiveClaimWithoutPV(t *testing.T) {
 	if err := e.sync(t, "db"); err != nil {
 		t.Fatal(err)
 	}
-	if !has(e.claim(t, "db"), provisioning.ProvisioningProtectionFinalizer) || e.replayer.replays() != 0 {
+	if !has(e.claim(t, "db"), provisionstate.ProvisioningProtectionFinalizer) || e.replayer.replays() != 0 {
 		t.Fatal("the finalizer must stay, untouched, while provisioning may still happen")
 	}
 }
@@ -96,7 +96,7 @@ func TestGateOffKeepsTheFinalizerWhileThisProcessCalls(t *testing.T) {
 	if err := e.sync(t, "db"); err != nil {
 		t.Fatal(err)
 	}
-	if !has(e.claim(t, "db"), provisioning.ProvisioningProtectionFinalizer) {
+	if !has(e.claim(t, "db"), provisionstate.ProvisioningProtectionFinalizer) {
 		t.Fatal("the finalizer went while a CreateVolume of this process runs")
 	}
 }
@@ -129,7 +129,7 @@ func TestADeletedClaimStaysHeldWhileTheVolumeMayStillAppear(t *testing.T) {
 			if (r.err != nil) != (err != nil) {
 				t.Fatalf("sync error %v", err)
 			}
-			if !has(e.claim(t, "db"), provisioning.ProvisioningProtectionFinalizer) {
+			if !has(e.claim(t, "db"), provisionstate.ProvisioningProtectionFinalizer) {
 				t.Fatal("the claim must stay while a volume may exist")
 			}
 			if got := e.metric(t, "held_claims"); got != 1 {
@@ -150,14 +150,14 @@ func TestADeletedClaimWaitsForTheRunningCallThenItsPV(t *testing.T) {
 	if err := e.sync(t, "db"); err != nil {
 		t.Fatal(err)
 	}
-	if !has(e.claim(t, "db"), provisioning.ProvisioningProtectionFinalizer) || e.replayer.replays() != 0 {
+	if !has(e.claim(t, "db"), provisionstate.ProvisioningProtectionFinalizer) || e.replayer.replays() != 0 {
 		t.Fatal("the claim must be held, without a second call, while CreateVolume runs")
 	}
-	e.calls.End(claim.UID, provisioning.Created)
+	e.calls.End(claim.UID, provisionstate.Created)
 	if err := e.sync(t, "db"); err != nil {
 		t.Fatal(err)
 	}
-	if !has(e.claim(t, "db"), provisioning.ProvisioningProtectionFinalizer) {
+	if !has(e.claim(t, "db"), provisionstate.ProvisioningProtectionFinalizer) {
 		t.Fatal("the claim must be held until its PV is saved")
 	}
 	e.run(t)
@@ -178,7 +178,7 @@ func TestTheEndOfACallRequeuesItsClaim(t *testing.T) {
 	e.run(t)
 	eventually(t, "the hold", func() bool { return e.metric(t, "held_claims") == 1 })
 	// A final error: the driver created nothing, so nothing is left to find.
-	e.calls.End(claim.UID, provisioning.Final)
+	e.calls.End(claim.UID, provisionstate.Final)
 	eventually(t, "the claim to be released", func() bool { return e.claim(t, "db") == nil })
 	if e.replayer.replays() != 0 {
 		t.Fatal("after a final error no replay is needed")

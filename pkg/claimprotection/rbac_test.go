@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	k8stesting "k8s.io/client-go/testing"
 
-	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
 // A ClusterRole without update on claims: the removal fails, the finalizer
@@ -27,7 +27,7 @@ func TestRefusedRemovalTellsTheClaimTheMissingRule(t *testing.T) {
 	if err := e.sync(t, "db"); !apierrors.IsForbidden(err) {
 		t.Fatalf("err = %v, want the refusal", err)
 	}
-	if !has(e.claim(t, "db"), provisioning.ProvisioningProtectionFinalizer) {
+	if !has(e.claim(t, "db"), provisionstate.ProvisioningProtectionFinalizer) {
 		t.Fatal("the finalizer went without a write")
 	}
 	ev := e.events()

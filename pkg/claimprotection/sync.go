@@ -10,7 +10,7 @@ import (
 
 	"github.com/csi-protect/external-provisioner/internal/reconcile"
 	"github.com/csi-protect/external-provisioner/pkg/finalizer"
-	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
 // Messages of the hold and release events.
@@ -34,23 +34,23 @@ func (c *Controller) sync(ctx context.Context, key cache.ObjectName) (reconcile.
 	logger := klog.FromContext(ctx)
 
 	var remove []string
-	if finalizer.Has(claim, provisioning.CloningProtectionFinalizer) {
+	if finalizer.Has(claim, provisionstate.CloningProtectionFinalizer) {
 		clones, err := c.claimIndex.ByIndex(pendingCloneSourceIndex, key.String())
 		if err != nil {
 			return reconcile.Done, err
 		}
 		if len(clones) == 0 {
-			remove = append(remove, provisioning.CloningProtectionFinalizer)
+			remove = append(remove, provisionstate.CloningProtectionFinalizer)
 		} else {
 			logger.V(4).Info("Source claim still has pending clones", "pending", len(clones))
 		}
 	}
 	var syncErr error
 	releasing := false
-	if finalizer.Has(claim, provisioning.ProvisioningProtectionFinalizer) && !c.alreadyReleased(claim) {
+	if finalizer.Has(claim, provisionstate.ProvisioningProtectionFinalizer) && !c.alreadyReleased(claim) {
 		done, err := c.provisioningOver(ctx, claim)
 		if done {
-			remove = append(remove, provisioning.ProvisioningProtectionFinalizer)
+			remove = append(remove, provisionstate.ProvisioningProtectionFinalizer)
 			releasing = true
 		}
 		syncErr = err
@@ -65,7 +65,7 @@ func (c *Controller) sync(ctx context.Context, key cache.ObjectName) (reconcile.
 	if releasing {
 		// The handle of a restore is needed only while its call may be
 		// replayed.
-		change.RemoveAnnotations = []string{provisioning.AnnRestoredSnapshotHandle}
+		change.RemoveAnnotations = []string{provisionstate.AnnRestoredSnapshotHandle}
 	}
 	wrote, err := finalizer.Write(ctx, finalizer.PersistentVolumeClaims(c.client), claim, change)
 	if apierrors.IsNotFound(err) {
@@ -106,11 +106,11 @@ func (c *Controller) provisioningOver(ctx context.Context, claim *v1.PersistentV
 		return false, nil
 	}
 	switch c.calls.State(claim.UID) {
-	case provisioning.Calling, provisioning.Created:
+	case provisionstate.Calling, provisionstate.Created:
 		// A call is running or its PV is being saved; its end requeues.
 		c.setHeld(claim)
 		return false, nil
-	case provisioning.Final:
+	case provisionstate.Final:
 		if claim.DeletionTimestamp != nil {
 			return true, nil
 		}
@@ -124,7 +124,7 @@ func (c *Controller) provisioningOver(ctx context.Context, claim *v1.PersistentV
 		// Harmless on a live claim, and provisioning still needs it.
 		return false, nil
 	}
-	if node := provisioning.ProvisioningNode(claim); c.nodeName != "" && node != c.nodeName {
+	if node := provisionstate.ProvisioningNode(claim); c.nodeName != "" && node != c.nodeName {
 		// Only that node's driver can hold the volume: its sidecar,
 		// running or restarted, replays the call there. A claim with no
 		// node recorded (its finalizer put on by a central sidecar before

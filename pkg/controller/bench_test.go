@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 
 	"github.com/csi-protect/external-provisioner/pkg/controller/parameters"
-	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
 // benchCtx discards logs: a benchmark measures the decision, not klog.
@@ -97,7 +97,7 @@ func (c instantCSI) CreateVolume(context.Context, *csi.CreateVolumeRequest, ...g
 // the network and without the library saving the PV.
 func BenchmarkProvision(b *testing.B) {
 	claim := newClaim("db", "1Gi")
-	claim.Finalizers = []string{provisioning.ProvisioningProtectionFinalizer}
+	claim.Finalizers = []string{provisionstate.ProvisioningProtectionFinalizer}
 	volume := &csi.Volume{VolumeId: "handle-1", CapacityBytes: 1 << 30, VolumeContext: map[string]string{"tier": "gold"}}
 	e := newEnv(b, envObjects{claims: []*v1.PersistentVolumeClaim{claim}}, func(o *Options) {
 		o.CSIClient = instantCSI{volume: volume}

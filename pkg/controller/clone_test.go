@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 
 	"github.com/csi-protect/external-provisioner/pkg/finalizer"
-	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
 const sourceUID = "5f0c1d2e-0000-4000-8000-000000000001"
@@ -43,7 +43,7 @@ func TestCloneProtectsSourceBeforeCreateVolume(t *testing.T) {
 	e := newEnv(t, envObjects{claims: []*v1.PersistentVolumeClaim{source, clone}, volumes: []*v1.PersistentVolume{pv}})
 	e.csi.createFn = func(req *csi.CreateVolumeRequest) (*csi.CreateVolumeResponse, error) {
 		got, err := e.client.CoreV1().PersistentVolumeClaims(testNamespace).Get(context.Background(), "golden", metav1.GetOptions{})
-		if err != nil || !finalizer.Has(got, provisioning.CloningProtectionFinalizer) {
+		if err != nil || !finalizer.Has(got, provisionstate.CloningProtectionFinalizer) {
 			t.Errorf("source claim lacks the cloning-protection finalizer during CreateVolume (err %v)", err)
 		}
 		return &csi.CreateVolumeResponse{Volume: &csi.Volume{VolumeId: "copy", ContentSource: req.VolumeContentSource}}, nil

@@ -11,7 +11,7 @@ import (
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 
-	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
 const annSelectedNode = "volume.kubernetes.io/selected-node"
@@ -26,8 +26,8 @@ const populatorMessage = "Assuming an external populator will provision the volu
 // contentSource). Unlike upstream, a PersistentVolumeClaim kind of another
 // API group is not cloned as the core claim of that name, whose data it
 // does not name.
-func isPopulated(ds *provisioning.DataSource) bool {
-	return !ds.IsClaim() && ds.Kind != provisioning.SnapshotKind
+func isPopulated(ds *provisionstate.DataSource) bool {
+	return !ds.IsClaim() && ds.Kind != provisionstate.SnapshotKind
 }
 
 // leaveToPopulator returns, for a claim whose volume a populator fills,
@@ -36,7 +36,7 @@ func isPopulated(ds *provisioning.DataSource) bool {
 // first checked like any cross-namespace data source, and the event comes
 // on every attempt: the library posts its own Provisioning event before.
 func (p *Provisioner) leaveToPopulator(claim *v1.PersistentVolumeClaim) error {
-	ds := provisioning.DataSourceOf(claim)
+	ds := provisionstate.DataSourceOf(claim)
 	if ds == nil || !isPopulated(ds) {
 		return nil
 	}
@@ -54,15 +54,15 @@ func (p *Provisioner) leaveToPopulator(claim *v1.PersistentVolumeClaim) error {
 // refusal is an error. Whether the source is being deleted is Provision's
 // to check.
 func (p *Provisioner) contentSource(ctx context.Context, claim *v1.PersistentVolumeClaim, className string) (*csi.VolumeContentSource, sources, error) {
-	ds := provisioning.DataSourceOf(claim)
+	ds := provisionstate.DataSourceOf(claim)
 	switch {
 	case ds == nil:
 		return nil, sources{}, nil
 	case isPopulated(ds):
 		// Provision left it to its populator already.
 		return nil, sources{}, &controller.IgnoredError{Reason: fmt.Sprintf("data source kind %q of API group %q is left to its volume populator", ds.Kind, ds.APIGroup)}
-	case ds.Kind == provisioning.SnapshotKind && ds.APIGroup != provisioning.SnapshotAPIGroup:
-		return nil, sources{}, fmt.Errorf("the PVC source does not belong to the right APIGroup. Expected %s, Got %s", provisioning.SnapshotAPIGroup, ds.APIGroup)
+	case ds.Kind == provisionstate.SnapshotKind && ds.APIGroup != provisionstate.SnapshotAPIGroup:
+		return nil, sources{}, fmt.Errorf("the PVC source does not belong to the right APIGroup. Expected %s, Got %s", provisionstate.SnapshotAPIGroup, ds.APIGroup)
 	}
 	if err := p.crossNamespaceAllowed(claim, ds); err != nil {
 		return nil, sources{}, err
@@ -86,7 +86,7 @@ type sources struct {
 // returns the CSI content source that names its volume. The refusals are
 // upstream's texts (pkg/controller/controller.go: checkDriverCapabilities,
 // getPVCSource); where upstream's event leaves out why, the log says it.
-func (p *Provisioner) cloneSource(ctx context.Context, claim *v1.PersistentVolumeClaim, ds *provisioning.DataSource) (*csi.VolumeContentSource, *v1.PersistentVolumeClaim, error) {
+func (p *Provisioner) cloneSource(ctx context.Context, claim *v1.PersistentVolumeClaim, ds *provisionstate.DataSource) (*csi.VolumeContentSource, *v1.PersistentVolumeClaim, error) {
 	if !p.opts.ControllerCapabilities[csi.ControllerServiceCapability_RPC_CLONE_VOLUME] {
 		return nil, nil, errors.New("CSI driver does not support clone operations: controller CLONE_VOLUME capability is not reported")
 	}
@@ -148,6 +148,6 @@ func (p *Provisioner) cloneSource(ctx context.Context, claim *v1.PersistentVolum
 
 // cloneSourceDeleted is upstream's refusal of a source claim being deleted.
 func cloneSourceDeleted(source *v1.PersistentVolumeClaim) error {
-	ds := &provisioning.DataSource{Kind: "PersistentVolumeClaim", Name: source.Name}
+	ds := &provisionstate.DataSource{Kind: "PersistentVolumeClaim", Name: source.Name}
 	return sourceError(ds, fmt.Errorf("the PVC DataSource %s is currently being deleted", source.Name))
 }

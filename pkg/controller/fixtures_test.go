@@ -26,7 +26,7 @@ import (
 	gatewayv1beta1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 
-	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
 const (
@@ -88,7 +88,7 @@ func (f *fakeCSI) lastCreate(t *testing.T) *csi.CreateVolumeRequest {
 type env struct {
 	client     *fake.Clientset
 	snapClient *snapfake.Clientset
-	readers    *provisioning.Readers
+	readers    *provisionstate.Readers
 	csi        *fakeCSI
 	recorder   *record.FakeRecorder
 	opts       Options
@@ -165,7 +165,7 @@ func newEnv(t testing.TB, objs envObjects, mutate ...func(*Options)) *env {
 	}
 	e := &env{
 		client: fake.NewClientset(all...), snapClient: snapfake.NewSimpleClientset(snapObjects...),
-		csi: &fakeCSI{}, recorder: record.NewFakeRecorder(100), readers: provisioning.NewReaders(),
+		csi: &fakeCSI{}, recorder: record.NewFakeRecorder(100), readers: provisionstate.NewReaders(),
 	}
 	e.opts = Options{
 		DriverName:                  testDriver,
@@ -173,7 +173,7 @@ func newEnv(t testing.TB, objs envObjects, mutate ...func(*Options)) *env {
 		Client:                      e.client,
 		CSIClient:                   e.csi,
 		EventRecorder:               e.recorder,
-		Calls:                       provisioning.NewTracker(),
+		Calls:                       provisionstate.NewTracker(),
 		SnapshotClient:              e.snapClient,
 		ProtectSnapshotSources:      true,
 		SnapshotReaders:             e.readers,

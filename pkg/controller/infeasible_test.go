@@ -20,7 +20,7 @@ import (
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
-	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
 const testInfeasibleHold = time.Minute
@@ -105,7 +105,7 @@ func TestInfeasibleCreateVolumeIsReportedOnceAsUpstream(t *testing.T) {
 		t.Fatalf("%d CreateVolume calls, want 1", n)
 	}
 	// The answer is final: claim protection may let the claim go.
-	if got := e.opts.Calls.(*provisioning.Tracker).State(e.claim.UID); got != provisioning.Final {
+	if got := e.opts.Calls.(*provisionstate.Tracker).State(e.claim.UID); got != provisionstate.Final {
 		t.Fatalf("in-flight tracker says %s, want Final", got)
 	}
 }

@@ -14,7 +14,7 @@ import (
 
 	"github.com/csi-protect/external-provisioner/pkg/controller/parameters"
 	"github.com/csi-protect/external-provisioner/pkg/finalizer"
-	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
 const (
@@ -208,7 +208,7 @@ func TestInTreeCloneProtectsItsInTreeSource(t *testing.T) {
 	e := migratedEnv(t, envObjects{claims: []*v1.PersistentVolumeClaim{source, clone}, volumes: []*v1.PersistentVolume{pv}})
 	e.csi.createFn = func(req *csi.CreateVolumeRequest) (*csi.CreateVolumeResponse, error) {
 		got, err := e.client.CoreV1().PersistentVolumeClaims(testNamespace).Get(context.Background(), source.Name, metav1.GetOptions{})
-		if err != nil || !finalizer.Has(got, provisioning.CloningProtectionFinalizer) {
+		if err != nil || !finalizer.Has(got, provisionstate.CloningProtectionFinalizer) {
 			t.Errorf("source claim lacks the cloning-protection finalizer during CreateVolume (err %v)", err)
 		}
 		return &csi.CreateVolumeResponse{Volume: &csi.Volume{VolumeId: "vol-copy", ContentSource: req.VolumeContentSource}}, nil

@@ -23,7 +23,7 @@ import (
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/finalizer"
-	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
 const (
@@ -250,13 +250,13 @@ func TestNodeDeploymentProtectionRecordsTheNode(t *testing.T) {
 		wantAdded  float64
 	}{
 		"new claim":              {wantAdded: 1},
-		"rescheduled from other": {finalizers: []string{provisioning.ProvisioningProtectionFinalizer}, recorded: otherNode},
+		"rescheduled from other": {finalizers: []string{provisionstate.ProvisioningProtectionFinalizer}, recorded: otherNode},
 	} {
 		t.Run(name, func(t *testing.T) {
 			claim := claimOn(ownNode)
 			claim.Finalizers = tc.finalizers
 			if tc.recorded != "" {
-				claim.Annotations[provisioning.AnnProvisioningNode] = tc.recorded
+				claim.Annotations[provisionstate.AnnProvisioningNode] = tc.recorded
 			}
 			class := classWith(storagev1.VolumeBindingWaitForFirstConsumer)
 			m := NewMetrics()
@@ -265,7 +265,7 @@ func TestNodeDeploymentProtectionRecordsTheNode(t *testing.T) {
 				protectionOn, func(o *Options) { o.Metrics = m })
 			e.csi.createFn = func(*csi.CreateVolumeRequest) (*csi.CreateVolumeResponse, error) {
 				live := e.apiClaim(t, "db")
-				if !finalizer.Has(live, provisioning.ProvisioningProtectionFinalizer) || live.Annotations[provisioning.AnnProvisioningNode] != ownNode {
+				if !finalizer.Has(live, provisionstate.ProvisioningProtectionFinalizer) || live.Annotations[provisionstate.AnnProvisioningNode] != ownNode {
 					t.Errorf("CreateVolume before finalizer and node were recorded: %v %v", live.Finalizers, live.Annotations)
 				}
 				return &csi.CreateVolumeResponse{Volume: &csi.Volume{VolumeId: "v1"}}, nil
@@ -297,7 +297,7 @@ func TestNodeDeploymentReplaysOnlyClaimsOfItsNode(t *testing.T) {
 			claim := deletedClaim()
 			claim.Annotations = map[string]string{}
 			if tc.recorded != "" {
-				claim.Annotations[provisioning.AnnProvisioningNode] = tc.recorded
+				claim.Annotations[provisionstate.AnnProvisioningNode] = tc.recorded
 			}
 			if tc.selected != "" {
 				claim.Annotations[annSelectedNode] = tc.selected

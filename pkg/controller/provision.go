@@ -14,7 +14,7 @@ import (
 
 	"github.com/csi-protect/external-provisioner/pkg/controller/parameters"
 	"github.com/csi-protect/external-provisioner/pkg/controller/topology"
-	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
 // Provision creates a volume for a claim with CreateVolume and returns its PV.
@@ -145,7 +145,7 @@ func (p *Provisioner) provision(ctx context.Context, o controller.ProvisionOptio
 		outcome = outcomeOf(state)
 		return nil, state, err
 	}
-	outcome = provisioning.Created
+	outcome = provisionstate.Created
 
 	capacity := volume.CapacityBytes
 	if capacity == 0 {
@@ -220,11 +220,11 @@ func (p *Provisioner) undoCreate(ctx context.Context, req *csi.CreateVolumeReque
 
 // outcomeOf is what a provisioning state says about the driver: only a
 // state that promises nothing is running or created is final.
-func outcomeOf(state controller.ProvisioningState) provisioning.CallState {
+func outcomeOf(state controller.ProvisioningState) provisionstate.CallState {
 	if state == controller.ProvisioningFinished || state == controller.ProvisioningReschedule {
-		return provisioning.Final
+		return provisionstate.Final
 	}
-	return provisioning.Unknown
+	return provisionstate.Unknown
 }
 
 // prepared is what prepare derives from a claim before CreateVolume.

@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 
 	"github.com/csi-protect/external-provisioner/pkg/finalizer"
-	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
 func attributesClass(name, driver string, params map[string]string) *storagev1.VolumeAttributesClass {
@@ -174,7 +174,7 @@ func TestCloneWithAttributesClassProtectsItsSource(t *testing.T) {
 	}, attributesClassesOn)
 	e.csi.createFn = func(req *csi.CreateVolumeRequest) (*csi.CreateVolumeResponse, error) {
 		got, err := e.client.CoreV1().PersistentVolumeClaims(testNamespace).Get(context.Background(), source.Name, metav1.GetOptions{})
-		if err != nil || !finalizer.Has(got, provisioning.CloningProtectionFinalizer) {
+		if err != nil || !finalizer.Has(got, provisionstate.CloningProtectionFinalizer) {
 			t.Errorf("source claim lacks the cloning-protection finalizer during CreateVolume (err %v)", err)
 		}
 		return &csi.CreateVolumeResponse{Volume: &csi.Volume{VolumeId: "copy", ContentSource: req.VolumeContentSource}}, nil

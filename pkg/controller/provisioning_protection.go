@@ -10,7 +10,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/csi-protect/external-provisioner/pkg/finalizer"
-	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
 // protectClaim puts the provisioning-protection finalizer on a claim before
@@ -18,8 +18,8 @@ import (
 // made: a volume whose claim could vanish unnoticed is exactly the leak the
 // finalizer exists to prevent. A restore's snapshot handle is recorded in
 // the same write, so that the call can be replayed even once the snapshot
-// is gone (see provisioning.AnnRestoredSnapshotHandle). In node deployment
-// the node is recorded in it too (provisioning.AnnProvisioningNode), and
+// is gone (see provisionstate.AnnRestoredSnapshotHandle). In node deployment
+// the node is recorded in it too (provisionstate.AnnProvisioningNode), and
 // rewritten when the finalizer is there but names another node, so that
 // only this node's sidecar replays the call.
 func (p *Provisioner) protectClaim(ctx context.Context, claim *v1.PersistentVolumeClaim, snapshotHandle string) error {
@@ -34,16 +34,16 @@ func (p *Provisioner) protectClaim(ctx context.Context, claim *v1.PersistentVolu
 	}
 	var record []finalizer.Option
 	if snapshotHandle != "" {
-		record = append(record, finalizer.WithAnnotation(provisioning.AnnRestoredSnapshotHandle, snapshotHandle))
+		record = append(record, finalizer.WithAnnotation(provisionstate.AnnRestoredSnapshotHandle, snapshotHandle))
 	}
 	if p.node != nil {
-		if previous := current.Annotations[provisioning.AnnProvisioningNode]; previous != "" && previous != p.node.NodeName {
+		if previous := current.Annotations[provisionstate.AnnProvisioningNode]; previous != "" && previous != p.node.NodeName {
 			klog.FromContext(ctx).V(2).Info("Claim moves to this node for provisioning", "previousNode", previous)
 		}
-		record = append(record, finalizer.WithAnnotation(provisioning.AnnProvisioningNode, p.node.NodeName))
+		record = append(record, finalizer.WithAnnotation(provisionstate.AnnProvisioningNode, p.node.NodeName))
 	}
-	had := finalizer.Has(current, provisioning.ProvisioningProtectionFinalizer)
-	write, err := p.addClaimFinalizer(ctx, current, provisioning.ProvisioningProtectionFinalizer, func(live *v1.PersistentVolumeClaim, err error) error {
+	had := finalizer.Has(current, provisionstate.ProvisioningProtectionFinalizer)
+	write, err := p.addClaimFinalizer(ctx, current, provisionstate.ProvisioningProtectionFinalizer, func(live *v1.PersistentVolumeClaim, err error) error {
 		return liveForProvisioning(claim, live, err)
 	}, record...)
 	if err != nil {
@@ -120,7 +120,7 @@ func (p *Provisioner) protectCloneSource(ctx context.Context, source *v1.Persist
 		}
 		return nil
 	}
-	if _, err := p.addClaimFinalizer(ctx, source, provisioning.CloningProtectionFinalizer, usable); err != nil {
+	if _, err := p.addClaimFinalizer(ctx, source, provisionstate.CloningProtectionFinalizer, usable); err != nil {
 		return fmt.Errorf("adding the cloning-protection finalizer to the data source before CreateVolume: %w", err)
 	}
 	return nil

@@ -16,7 +16,7 @@ import (
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/finalizer"
-	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
 func protectionOn(o *Options) { o.Features.ProvisioningProtection = true }
@@ -34,7 +34,7 @@ func TestProtectionAddsFinalizerBeforeCreateVolume(t *testing.T) {
 	claim := newClaim("db", "1Gi")
 	e := newEnv(t, envObjects{claims: []*v1.PersistentVolumeClaim{claim}}, protectionOn)
 	e.csi.createFn = func(req *csi.CreateVolumeRequest) (*csi.CreateVolumeResponse, error) {
-		if !finalizer.Has(e.apiClaim(t, "db"), provisioning.ProvisioningProtectionFinalizer) {
+		if !finalizer.Has(e.apiClaim(t, "db"), provisionstate.ProvisioningProtectionFinalizer) {
 			t.Error("CreateVolume was called before the provisioning-protection finalizer was on the claim")
 		}
 		return &csi.CreateVolumeResponse{Volume: &csi.Volume{VolumeId: "v1"}}, nil
@@ -82,7 +82,7 @@ func TestProtectionRereadsAStaleClaimOnceBeforeCreateVolume(t *testing.T) {
 	if _, _, err := e.provision(t, claim, newClass(nil), nil); err != nil {
 		t.Fatal(err)
 	}
-	if !finalizer.Has(e.apiClaim(t, "db"), provisioning.ProvisioningProtectionFinalizer) || len(e.csi.creates) != 1 {
+	if !finalizer.Has(e.apiClaim(t, "db"), provisionstate.ProvisioningProtectionFinalizer) || len(e.csi.creates) != 1 {
 		t.Fatalf("finalizers %v after %d CreateVolume calls", e.apiClaim(t, "db").Finalizers, len(e.csi.creates))
 	}
 }
@@ -107,17 +107,17 @@ func TestProtectionGateOffProvisionsWithoutFinalizer(t *testing.T) {
 	if _, _, err := e.provision(t, claim, newClass(nil), nil); err != nil {
 		t.Fatal(err)
 	}
-	if finalizer.Has(e.apiClaim(t, "db"), provisioning.ProvisioningProtectionFinalizer) || len(e.csi.creates) != 1 {
+	if finalizer.Has(e.apiClaim(t, "db"), provisionstate.ProvisioningProtectionFinalizer) || len(e.csi.creates) != 1 {
 		t.Fatal("with the gate off the claim gets no finalizer and is provisioned")
 	}
 }
 
 func TestProvisionRecordsItsCallsInTheTracker(t *testing.T) {
 	claim := newClaim("db", "1Gi")
-	calls := provisioning.NewTracker()
+	calls := provisionstate.NewTracker()
 	e := newEnv(t, envObjects{claims: []*v1.PersistentVolumeClaim{claim}}, protectionOn, func(o *Options) { o.Calls = calls })
 	e.csi.createFn = func(*csi.CreateVolumeRequest) (*csi.CreateVolumeResponse, error) {
-		if got := calls.State(claim.UID); got != provisioning.Calling {
+		if got := calls.State(claim.UID); got != provisionstate.Calling {
 			t.Errorf("during CreateVolume the tracker says %v", got)
 		}
 		return &csi.CreateVolumeResponse{Volume: &csi.Volume{VolumeId: "v1"}}, nil
@@ -125,7 +125,7 @@ func TestProvisionRecordsItsCallsInTheTracker(t *testing.T) {
 	if _, _, err := e.provision(t, claim, newClass(nil), nil); err != nil {
 		t.Fatal(err)
 	}
-	if got := calls.State(claim.UID); got != provisioning.Created {
+	if got := calls.State(claim.UID); got != provisionstate.Created {
 		t.Fatalf("after CreateVolume the tracker says %v, want Created", got)
 	}
 	calls.Begin(claim.UID)
@@ -147,7 +147,7 @@ func TestProtectionWritesGoThroughTheProtectionClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !finalizer.Has(live, provisioning.ProvisioningProtectionFinalizer) {
+	if !finalizer.Has(live, provisionstate.ProvisioningProtectionFinalizer) {
 		t.Error("the finalizer was not written through the protection client")
 	}
 	for _, a := range e.client.Actions() {

@@ -7,7 +7,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	gatewayv1beta1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 
-	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
 // crossNamespaceAllowed refuses a data source in another namespace than the
@@ -15,7 +15,7 @@ import (
 // in the source's namespace lets claims of the claim's namespace read it.
 // The refusals are upstream's texts (pkg/controller/controller.go,
 // dataSource; pkg/controller/util.go, IsGranted).
-func (p *Provisioner) crossNamespaceAllowed(claim *v1.PersistentVolumeClaim, ds *provisioning.DataSource) error {
+func (p *Provisioner) crossNamespaceAllowed(claim *v1.PersistentVolumeClaim, ds *provisionstate.DataSource) error {
 	if ds.Namespace == claim.Namespace {
 		return nil
 	}
@@ -42,7 +42,7 @@ func (p *Provisioner) crossNamespaceAllowed(claim *v1.PersistentVolumeClaim, ds 
 // from read the data source, as Kubernetes' own check does: a "from" entry
 // for claims of that namespace, and a "to" entry for the source's group and
 // kind, naming it or no object in particular.
-func grantsAccess(grant *gatewayv1beta1.ReferenceGrant, from string, ds *provisioning.DataSource) bool {
+func grantsAccess(grant *gatewayv1beta1.ReferenceGrant, from string, ds *provisionstate.DataSource) bool {
 	fromClaims := false
 	for _, f := range grant.Spec.From {
 		if f.Group == "" && f.Kind == "PersistentVolumeClaim" && string(f.Namespace) == from {

@@ -13,14 +13,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
-	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
 // deletedClaim is a claim deleted while it held the provisioning-protection
 // finalizer, as a restarted sidecar finds it.
 func deletedClaim() *v1.PersistentVolumeClaim {
 	claim := newClaim("db", "1Gi")
-	claim.Finalizers = []string{provisioning.ProvisioningProtectionFinalizer}
+	claim.Finalizers = []string{provisionstate.ProvisioningProtectionFinalizer}
 	now := metav1.Now()
 	claim.DeletionTimestamp = &now
 	return claim
@@ -84,7 +84,7 @@ func TestReplayIsNotDoneWhileTheDriverMayStillCreate(t *testing.T) {
 
 func TestReplayWaitsForACallRunningInThisProcess(t *testing.T) {
 	claim := deletedClaim()
-	calls := provisioning.NewTracker()
+	calls := provisionstate.NewTracker()
 	e := replayEnv(t, claim, func(o *Options) { o.Calls = calls })
 	calls.Begin(claim.UID)
 	if done, err := e.prov.ReplayAndDelete(context.Background(), claim); done || err != nil || len(e.csi.creates) != 0 {
@@ -125,7 +125,7 @@ func TestReplayOfACloneAsksForTheSourceEvenWhileItIsDeleted(t *testing.T) {
 	source, pv, clone := cloneFixture()
 	now := metav1.Now()
 	source.DeletionTimestamp = &now
-	clone.Finalizers = []string{provisioning.ProvisioningProtectionFinalizer}
+	clone.Finalizers = []string{provisionstate.ProvisioningProtectionFinalizer}
 	clone.DeletionTimestamp = &now
 	e := newEnv(t, envObjects{claims: []*v1.PersistentVolumeClaim{source, clone}, volumes: []*v1.PersistentVolume{pv},
 		classes: []*storagev1.StorageClass{newClass(nil)}}, protectionOn)

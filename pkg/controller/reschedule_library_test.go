@@ -14,7 +14,7 @@ import (
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/finalizer"
-	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
 // The library v10 with provisioning protection: the claim goes back to
@@ -41,7 +41,7 @@ func TestLibraryReschedulesAfterOneCreateVolume(t *testing.T) {
 	if n := l.creates(); n != 1 {
 		t.Fatalf("%d CreateVolume calls before the claim went back to the scheduler, want 1", n)
 	}
-	if live := l.claim(t, "db"); !finalizer.Has(live, provisioning.ProvisioningProtectionFinalizer) {
+	if live := l.claim(t, "db"); !finalizer.Has(live, provisionstate.ProvisioningProtectionFinalizer) {
 		t.Fatalf("finalizers %v, want provisioning protection's", live.Finalizers)
 	}
 }
@@ -51,7 +51,7 @@ func TestLibraryReschedulesAfterOneCreateVolume(t *testing.T) {
 func finalizerSeen(seen chan struct{}) cache.ResourceEventHandler {
 	var once sync.Once
 	return cache.ResourceEventHandlerFuncs{UpdateFunc: func(_, obj any) {
-		if claim, ok := obj.(*v1.PersistentVolumeClaim); ok && finalizer.Has(claim, provisioning.ProvisioningProtectionFinalizer) {
+		if claim, ok := obj.(*v1.PersistentVolumeClaim); ok && finalizer.Has(claim, provisionstate.ProvisioningProtectionFinalizer) {
 			once.Do(func() { close(seen) })
 		}
 	}}

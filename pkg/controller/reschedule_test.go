@@ -19,7 +19,7 @@ import (
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/finalizer"
-	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
 const zoneKey = "topology.test.csi-protect.io/zone"
@@ -121,12 +121,12 @@ func TestRescheduleAfterFinalizerWriteNeedsOneCreateVolume(t *testing.T) {
 	if _, selected := live.Annotations[annSelectedNode]; selected {
 		t.Fatal("the selected-node annotation is still on the claim")
 	}
-	if !finalizer.Has(live, provisioning.ProvisioningProtectionFinalizer) || live.Annotations["team"] != "db" ||
+	if !finalizer.Has(live, provisionstate.ProvisioningProtectionFinalizer) || live.Annotations["team"] != "db" ||
 		live.Annotations[annStorageProvisioner] != testDriver {
 		t.Fatalf("the reschedule lost more than the selected node: %v %v", live.Finalizers, live.Annotations)
 	}
 	// What the library stores in its cache is the server's copy.
-	if sent.ResourceVersion != live.ResourceVersion || !finalizer.Has(sent, provisioning.ProvisioningProtectionFinalizer) {
+	if sent.ResourceVersion != live.ResourceVersion || !finalizer.Has(sent, provisionstate.ProvisioningProtectionFinalizer) {
 		t.Fatalf("the library would cache version %s with finalizers %v; the server has %s", sent.ResourceVersion, sent.Finalizers, live.ResourceVersion)
 	}
 	if n := r.prov.finalizerWrites.len(); n != 0 {
@@ -161,7 +161,7 @@ func TestFinalizerWriteAndRescheduleKeepEveryFieldOfTheClaim(t *testing.T) {
 	after := r.apiClaim(t)
 
 	want := before.DeepCopy()
-	want.Finalizers = append(want.Finalizers, provisioning.ProvisioningProtectionFinalizer)
+	want.Finalizers = append(want.Finalizers, provisionstate.ProvisioningProtectionFinalizer)
 	delete(want.Annotations, annSelectedNode)
 	want.ResourceVersion = after.ResourceVersion
 	// The fake keeps managedFields as field management does; the e2e

@@ -9,7 +9,7 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
 func TestProtectedRestoreRecordsItsSnapshotHandleWithTheFinalizer(t *testing.T) {
@@ -22,8 +22,8 @@ func TestProtectedRestoreRecordsItsSnapshotHandleWithTheFinalizer(t *testing.T) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := live.Annotations[provisioning.AnnRestoredSnapshotHandle]; got != testSnapshotHandle {
-		t.Fatalf("claim annotation %s = %q, want %q", provisioning.AnnRestoredSnapshotHandle, got, testSnapshotHandle)
+	if got := live.Annotations[provisionstate.AnnRestoredSnapshotHandle]; got != testSnapshotHandle {
+		t.Fatalf("claim annotation %s = %q, want %q", provisionstate.AnnRestoredSnapshotHandle, got, testSnapshotHandle)
 	}
 }
 
@@ -38,8 +38,8 @@ func TestReplayOfARestoreFindsItsVolume(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			claim, snapshot, content := restoreFixture()
-			claim.Finalizers = []string{provisioning.ProvisioningProtectionFinalizer}
-			claim.Annotations = map[string]string{provisioning.AnnRestoredSnapshotHandle: testSnapshotHandle}
+			claim.Finalizers = []string{provisionstate.ProvisioningProtectionFinalizer}
+			claim.Annotations = map[string]string{provisionstate.AnnRestoredSnapshotHandle: testSnapshotHandle}
 			now := metav1.Now()
 			claim.DeletionTimestamp = &now
 			objs := envObjects{claims: []*v1.PersistentVolumeClaim{claim}, classes: []*storagev1.StorageClass{newClass(nil)}}

@@ -21,7 +21,7 @@ import (
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 
 	"github.com/csi-protect/external-provisioner/pkg/finalizer"
-	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
 const (
@@ -36,8 +36,8 @@ const (
 func restoreFixture() (*v1.PersistentVolumeClaim, *snapv1.VolumeSnapshot, *snapv1.VolumeSnapshotContent) {
 	claim := newClaim("restored", "1Gi")
 	claim.Spec.VolumeMode = ptr.To(v1.PersistentVolumeFilesystem)
-	claim.Spec.DataSource = &v1.TypedLocalObjectReference{APIGroup: ptr.To(provisioning.SnapshotAPIGroup), Kind: provisioning.SnapshotKind, Name: testSnapshot}
-	claim.Spec.DataSourceRef = &v1.TypedObjectReference{APIGroup: ptr.To(provisioning.SnapshotAPIGroup), Kind: provisioning.SnapshotKind, Name: testSnapshot}
+	claim.Spec.DataSource = &v1.TypedLocalObjectReference{APIGroup: ptr.To(provisionstate.SnapshotAPIGroup), Kind: provisionstate.SnapshotKind, Name: testSnapshot}
+	claim.Spec.DataSourceRef = &v1.TypedObjectReference{APIGroup: ptr.To(provisionstate.SnapshotAPIGroup), Kind: provisionstate.SnapshotKind, Name: testSnapshot}
 	snapshot := &snapv1.VolumeSnapshot{
 		ObjectMeta: metav1.ObjectMeta{Name: testSnapshot, Namespace: testNamespace, UID: testSnapshotUID, ResourceVersion: "7"},
 		Status: &snapv1.VolumeSnapshotStatus{
@@ -98,7 +98,7 @@ func TestRestoreProtectsTheSnapshotBeforeCreateVolume(t *testing.T) {
 	e := restoreEnv(t, claim, snapshot, content)
 	source := cache.ObjectName{Namespace: testNamespace, Name: testSnapshot}
 	e.csi.createFn = func(req *csi.CreateVolumeRequest) (*csi.CreateVolumeResponse, error) {
-		if !finalizer.Has(e.snapshot(t, testNamespace, testSnapshot), provisioning.SnapshotSourceProtectionFinalizer) {
+		if !finalizer.Has(e.snapshot(t, testNamespace, testSnapshot), provisionstate.SnapshotSourceProtectionFinalizer) {
 			t.Error("CreateVolume runs while the snapshot has no source-protection finalizer")
 		}
 		if !e.readers.Reading(source) {
@@ -114,7 +114,7 @@ func TestRestoreProtectsTheSnapshotBeforeCreateVolume(t *testing.T) {
 	}
 	// The finalizer stays: the protection controller removes it once the
 	// claim has its volume.
-	if !finalizer.Has(e.snapshot(t, testNamespace, testSnapshot), provisioning.SnapshotSourceProtectionFinalizer) {
+	if !finalizer.Has(e.snapshot(t, testNamespace, testSnapshot), provisionstate.SnapshotSourceProtectionFinalizer) {
 		t.Error("the provisioner removed the finalizer itself")
 	}
 }
@@ -222,7 +222,7 @@ func TestRestoreGoesOnWhileTheProtectedSnapshotIsDeleted(t *testing.T) {
 	// CreateVolume: going on settles that volume instead of leaking it.
 	claim, snapshot, content := restoreFixture()
 	snapshot.DeletionTimestamp = &metav1.Time{}
-	snapshot.Finalizers = []string{provisioning.SnapshotSourceProtectionFinalizer}
+	snapshot.Finalizers = []string{provisionstate.SnapshotSourceProtectionFinalizer}
 	e := restoreEnv(t, claim, snapshot, content)
 	if _, _, err := e.provision(t, claim, newClass(nil), nil); err != nil {
 		t.Fatalf("Provision: %v", err)
@@ -237,7 +237,7 @@ func TestRestoreWithoutRightsToProtectGoesOnWithAnEvent(t *testing.T) {
 	claim, snapshot, content := restoreFixture()
 	e := restoreEnv(t, claim, snapshot, content)
 	e.snapClient.PrependReactor("update", "volumesnapshots", func(k8stesting.Action) (bool, runtime.Object, error) {
-		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: provisioning.SnapshotAPIGroup, Resource: "volumesnapshots"}, testSnapshot, errors.New("RBAC"))
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: provisionstate.SnapshotAPIGroup, Resource: "volumesnapshots"}, testSnapshot, errors.New("RBAC"))
 	})
 	if _, _, err := e.provision(t, claim, newClass(nil), nil); err != nil {
 		t.Fatalf("Provision: %v", err)
@@ -254,7 +254,7 @@ func TestRestoreUnprotectedWhenNothingWouldReleaseTheSnapshot(t *testing.T) {
 	if _, _, err := e.provision(t, claim, newClass(nil), nil); err != nil {
 		t.Fatalf("Provision: %v", err)
 	}
-	if finalizer.Has(e.snapshot(t, testNamespace, testSnapshot), provisioning.SnapshotSourceProtectionFinalizer) {
+	if finalizer.Has(e.snapshot(t, testNamespace, testSnapshot), provisionstate.SnapshotSourceProtectionFinalizer) {
 		t.Error("finalizer added although no controller would remove it")
 	}
 	wantEvent(t, e, ReasonSnapshotSourceUnprotected)
@@ -266,7 +266,7 @@ func TestCrossNamespaceRestore(t *testing.T) {
 			ObjectMeta: metav1.ObjectMeta{Name: "let-apps-restore", Namespace: "golden"},
 			Spec: gatewayv1beta1.ReferenceGrantSpec{
 				From: []gatewayv1beta1.ReferenceGrantFrom{{Group: "", Kind: "PersistentVolumeClaim", Namespace: testNamespace}},
-				To:   []gatewayv1beta1.ReferenceGrantTo{{Group: provisioning.SnapshotAPIGroup, Kind: provisioning.SnapshotKind}},
+				To:   []gatewayv1beta1.ReferenceGrantTo{{Group: provisionstate.SnapshotAPIGroup, Kind: provisionstate.SnapshotKind}},
 			},
 		}
 		if toName != "" {
@@ -302,7 +302,7 @@ func TestCrossNamespaceRestore(t *testing.T) {
 				if err != nil || len(e.csi.creates) != 1 {
 					t.Fatalf("Provision: %v after %d CreateVolume calls, want a restore", err, len(e.csi.creates))
 				}
-				if !finalizer.Has(e.snapshot(t, "golden", testSnapshot), provisioning.SnapshotSourceProtectionFinalizer) {
+				if !finalizer.Has(e.snapshot(t, "golden", testSnapshot), provisionstate.SnapshotSourceProtectionFinalizer) {
 					t.Error("the snapshot of the other namespace is not protected")
 				}
 				return

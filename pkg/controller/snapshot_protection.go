@@ -11,7 +11,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/csi-protect/external-provisioner/pkg/finalizer"
-	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
 // ReasonSnapshotSourceUnprotected is the warning on a claim restored from a
@@ -25,18 +25,18 @@ const ReasonSnapshotSourceUnprotected = "SnapshotSourceUnprotected"
 // an earlier attempt may have started a CreateVolume, and only going on
 // (and the claim's deletion, if it comes) settles that volume.
 func restorableWhileDeleted(snapshot *snapv1.VolumeSnapshot) error {
-	if snapshot == nil || snapshot.DeletionTimestamp == nil || finalizer.Has(snapshot, provisioning.SnapshotSourceProtectionFinalizer) {
+	if snapshot == nil || snapshot.DeletionTimestamp == nil || finalizer.Has(snapshot, provisionstate.SnapshotSourceProtectionFinalizer) {
 		return nil
 	}
 	// Upstream's text (pkg/controller/controller.go, getSnapshotSource).
-	return fmt.Errorf("error getting handle for DataSource Type %s by Name %s: snapshot %s is being deleted", provisioning.SnapshotKind, snapshot.Name, snapshot.Name)
+	return fmt.Errorf("error getting handle for DataSource Type %s by Name %s: snapshot %s is being deleted", provisionstate.SnapshotKind, snapshot.Name, snapshot.Name)
 }
 
 // protectSnapshotSource puts the source-protection finalizer on the
 // snapshot a claim is restored from, before CreateVolume; the snapshot
 // protection controller removes it once no provisioning reads the snapshot.
 func (p *Provisioner) protectSnapshotSource(ctx context.Context, claim *v1.PersistentVolumeClaim, snapshot *snapv1.VolumeSnapshot) error {
-	if finalizer.Has(snapshot, provisioning.SnapshotSourceProtectionFinalizer) || snapshot.DeletionTimestamp != nil {
+	if finalizer.Has(snapshot, provisionstate.SnapshotSourceProtectionFinalizer) || snapshot.DeletionTimestamp != nil {
 		// No finalizer can be added to an object being deleted; one that
 		// holds it was checked by restorableWhileDeleted.
 		return nil
@@ -47,7 +47,7 @@ func (p *Provisioner) protectSnapshotSource(ctx context.Context, claim *v1.Persi
 		return nil
 	}
 	to := finalizer.VolumeSnapshots(p.opts.SnapshotClient)
-	wrote, err := finalizer.Add(ctx, to, snapshot, provisioning.SnapshotSourceProtectionFinalizer)
+	wrote, err := finalizer.Add(ctx, to, snapshot, provisionstate.SnapshotSourceProtectionFinalizer)
 	if apierrors.IsConflict(err) {
 		// The snapshot controller writes snapshots too: read it again once.
 		var live *snapv1.VolumeSnapshot
@@ -59,7 +59,7 @@ func (p *Provisioner) protectSnapshotSource(ctx context.Context, claim *v1.Persi
 		case live.DeletionTimestamp != nil:
 			return restorableWhileDeleted(live)
 		default:
-			wrote, err = finalizer.Add(ctx, to, live, provisioning.SnapshotSourceProtectionFinalizer)
+			wrote, err = finalizer.Add(ctx, to, live, provisionstate.SnapshotSourceProtectionFinalizer)
 		}
 	}
 	if apierrors.IsForbidden(err) {

@@ -12,7 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 
-	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
 // AnnAllowVolumeModeChange on a VolumeSnapshotContent lets claims restore it
@@ -27,7 +27,7 @@ const AnnAllowVolumeModeChange = "snapshot.storage.kubernetes.io/allow-volume-mo
 // every snapshot. Whether the snapshot is being deleted is Provision's to
 // check. The refusals are upstream's texts (pkg/controller/controller.go:
 // checkDriverCapabilities, getSnapshotSource).
-func (p *Provisioner) snapshotSource(ctx context.Context, claim *v1.PersistentVolumeClaim, ds *provisioning.DataSource, className string) (*csi.VolumeContentSource, *snapv1.VolumeSnapshot, error) {
+func (p *Provisioner) snapshotSource(ctx context.Context, claim *v1.PersistentVolumeClaim, ds *provisionstate.DataSource, className string) (*csi.VolumeContentSource, *snapv1.VolumeSnapshot, error) {
 	if !p.opts.ControllerCapabilities[csi.ControllerServiceCapability_RPC_CREATE_DELETE_SNAPSHOT] {
 		return nil, nil, errors.New("CSI driver does not support snapshot restore: controller CREATE_DELETE_SNAPSHOT capability is not reported")
 	}
@@ -117,6 +117,6 @@ func volumeModeKept(claim *v1.PersistentVolumeClaim, content *snapv1.VolumeSnaps
 
 // sourceError words a data source that cannot be used as upstream does
 // (pkg/controller/controller.go, prepareProvision).
-func sourceError(ds *provisioning.DataSource, err error) error {
+func sourceError(ds *provisionstate.DataSource, err error) error {
 	return fmt.Errorf("error getting handle for DataSource Type %s by Name %s: %w", ds.Kind, ds.Name, err)
 }

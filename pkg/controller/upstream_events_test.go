@@ -22,7 +22,7 @@ import (
 	"github.com/csi-protect/external-provisioner/internal/cmdutil"
 	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/mockdriver"
-	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
 // upstreamEvent is an event as upstream v6.3.0 posts it for the same case:
@@ -512,12 +512,12 @@ func cloneOf(claim *v1.PersistentVolumeClaim, source string) *v1.PersistentVolum
 
 // restoredFrom makes claim restore snapshot, from namespace if one is given.
 func restoredFrom(claim *v1.PersistentVolumeClaim, snapshot string, namespace ...string) *v1.PersistentVolumeClaim {
-	claim.Spec.DataSourceRef = &v1.TypedObjectReference{APIGroup: ptr.To(provisioning.SnapshotAPIGroup), Kind: provisioning.SnapshotKind, Name: snapshot}
+	claim.Spec.DataSourceRef = &v1.TypedObjectReference{APIGroup: ptr.To(provisionstate.SnapshotAPIGroup), Kind: provisionstate.SnapshotKind, Name: snapshot}
 	if len(namespace) > 0 {
 		claim.Spec.DataSourceRef.Namespace = &namespace[0]
 		return claim
 	}
-	claim.Spec.DataSource = &v1.TypedLocalObjectReference{APIGroup: ptr.To(provisioning.SnapshotAPIGroup), Kind: provisioning.SnapshotKind, Name: snapshot}
+	claim.Spec.DataSource = &v1.TypedLocalObjectReference{APIGroup: ptr.To(provisionstate.SnapshotAPIGroup), Kind: provisionstate.SnapshotKind, Name: snapshot}
 	return claim
 }
 

@@ -3,7 +3,14 @@ package controller
 import (
 	"fmt"
 	"strings"
+
+	v1 "k8s.io/api/core/v1"
 )
+
+// VolumeName is the CSI volume name, and PV name, of a claim.
+func (p *Provisioner) VolumeName(claim *v1.PersistentVolumeClaim) (string, error) {
+	return volumeName(p.opts.VolumeNamePrefix, string(claim.UID), p.opts.VolumeNameUUIDLength)
+}
 
 // volumeName derives the CSI volume name (also the PV name) from the claim
 // UID, so that a retried CreateVolume for the same claim is idempotent.

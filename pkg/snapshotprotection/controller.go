@@ -21,11 +21,11 @@ import (
 
 	"github.com/csi-protect/external-provisioner/internal/reconcile"
 	"github.com/csi-protect/external-provisioner/pkg/finalizer"
-	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
 // Readers tells whether a restore of this process reads a snapshot, and
-// when the last one returns. A provisioning.Readers fits.
+// when the last one returns. A provisionstate.Readers fits.
 type Readers interface {
 	Reading(source cache.ObjectName) bool
 	Subscribe(fn func(source cache.ObjectName))
@@ -144,7 +144,7 @@ func (c *Controller) Sweep(ctx context.Context) {
 	}
 	queued := 0
 	for _, snapshot := range snapshots {
-		if finalizer.Has(snapshot, provisioning.SnapshotSourceProtectionFinalizer) {
+		if finalizer.Has(snapshot, provisionstate.SnapshotSourceProtectionFinalizer) {
 			c.loop.Add(cache.MetaObjectToName(snapshot))
 			queued++
 		}
@@ -156,7 +156,7 @@ func (c *Controller) Sweep(ctx context.Context) {
 // onSnapshot queues a snapshot that carries the finalizer.
 func (c *Controller) onSnapshot(obj interface{}) {
 	snapshot, ok := obj.(*snapv1.VolumeSnapshot)
-	if ok && finalizer.Has(snapshot, provisioning.SnapshotSourceProtectionFinalizer) {
+	if ok && finalizer.Has(snapshot, provisionstate.SnapshotSourceProtectionFinalizer) {
 		c.loop.Add(cache.MetaObjectToName(snapshot))
 	}
 }

@@ -26,7 +26,7 @@ import (
 	"github.com/csi-protect/external-provisioner/internal/reconcile"
 	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/finalizer"
-	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
 const namespace = "apps"
@@ -37,7 +37,7 @@ type env struct {
 	claimClient kubernetes.Interface
 	snapClient  *snapfake.Clientset
 	ctrl        *Controller
-	readers     *provisioning.Readers
+	readers     *provisionstate.Readers
 	recorder    *record.FakeRecorder
 	registry    metrics.KubeRegistry
 	ctx         context.Context
@@ -68,7 +68,7 @@ func newEnv(t *testing.T, s setup) *env {
 	e := &env{
 		claimClient: client,
 		snapClient:  snapfake.NewSimpleClientset(snapshots...),
-		readers:     provisioning.NewReaders(),
+		readers:     provisionstate.NewReaders(),
 		recorder:    record.NewFakeRecorder(100),
 		registry:    metrics.NewKubeRegistry(),
 		synced:      map[cache.ObjectName]int{},
@@ -156,7 +156,7 @@ func (e *env) snapshot(t *testing.T, name string) *snapv1.VolumeSnapshot {
 
 func (e *env) protected(t *testing.T, name string) bool {
 	t.Helper()
-	return finalizer.Has(e.snapshot(t, name), provisioning.SnapshotSourceProtectionFinalizer)
+	return finalizer.Has(e.snapshot(t, name), provisionstate.SnapshotSourceProtectionFinalizer)
 }
 
 func (e *env) waitReleased(t *testing.T, name string) {
@@ -174,14 +174,14 @@ func (e *env) metric(t *testing.T, name string) float64 {
 func protectedSnapshot(name string) *snapv1.VolumeSnapshot {
 	return &snapv1.VolumeSnapshot{ObjectMeta: metav1.ObjectMeta{
 		Name: name, Namespace: namespace, UID: types.UID("uid-" + name), ResourceVersion: "5",
-		Finalizers: []string{"snapshot.storage.kubernetes.io/volumesnapshot-bound-protection", provisioning.SnapshotSourceProtectionFinalizer},
+		Finalizers: []string{"snapshot.storage.kubernetes.io/volumesnapshot-bound-protection", provisionstate.SnapshotSourceProtectionFinalizer},
 	}}
 }
 
 // restoreClaim restores from snapshot; volume is its PV's name, "" while it
 // waits for one.
 func restoreClaim(name, snapshot, volume string) *v1.PersistentVolumeClaim {
-	ref := &v1.TypedObjectReference{APIGroup: ptr.To(provisioning.SnapshotAPIGroup), Kind: provisioning.SnapshotKind, Name: snapshot}
+	ref := &v1.TypedObjectReference{APIGroup: ptr.To(provisionstate.SnapshotAPIGroup), Kind: provisionstate.SnapshotKind, Name: snapshot}
 	return &v1.PersistentVolumeClaim{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace, UID: types.UID("uid-" + name)},
 		Spec: v1.PersistentVolumeClaimSpec{

@@ -4,7 +4,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
 // pendingRestoreIndex indexes claims that still wait for a volume restored
@@ -27,6 +27,6 @@ func pendingRestoreKeys(obj interface{}) ([]string, error) {
 
 // restoredSnapshot names the snapshot a claim restores, if any.
 func restoredSnapshot(claim *v1.PersistentVolumeClaim) (cache.ObjectName, bool) {
-	namespace, name, ok := provisioning.RestoredSnapshot(claim)
+	namespace, name, ok := provisionstate.RestoredSnapshot(claim)
 	return cache.ObjectName{Namespace: namespace, Name: name}, ok
 }

@@ -18,7 +18,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
-	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
 func TestFinalizerGoesOnceTheRestoredClaimHasItsVolume(t *testing.T) {
@@ -123,7 +123,7 @@ func TestForbiddenRemovalIsReportedOnTheSnapshot(t *testing.T) {
 		snapshots: []*snapv1.VolumeSnapshot{protectedSnapshot("nightly")},
 		react: func(c *snapfake.Clientset) {
 			c.PrependReactor("update", "volumesnapshots", func(k8stesting.Action) (bool, runtime.Object, error) {
-				return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: provisioning.SnapshotAPIGroup, Resource: "volumesnapshots"}, "nightly", errors.New("RBAC"))
+				return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: provisionstate.SnapshotAPIGroup, Resource: "volumesnapshots"}, "nightly", errors.New("RBAC"))
 			})
 		},
 	})

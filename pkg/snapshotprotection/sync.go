@@ -10,7 +10,7 @@ import (
 
 	"github.com/csi-protect/external-provisioner/internal/reconcile"
 	"github.com/csi-protect/external-provisioner/pkg/finalizer"
-	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
 // sync removes the source-protection finalizer of snapshot key once nothing
@@ -25,7 +25,7 @@ func (c *Controller) sync(ctx context.Context, key cache.ObjectName) (reconcile.
 	if err != nil {
 		return reconcile.Done, err
 	}
-	if !finalizer.Has(snapshot, provisioning.SnapshotSourceProtectionFinalizer) {
+	if !finalizer.Has(snapshot, provisionstate.SnapshotSourceProtectionFinalizer) {
 		return reconcile.Done, nil
 	}
 	logger := klog.FromContext(ctx)
@@ -44,7 +44,7 @@ func (c *Controller) sync(ctx context.Context, key cache.ObjectName) (reconcile.
 		return reconcile.Done, nil
 	}
 
-	wrote, err := finalizer.Remove(ctx, finalizer.VolumeSnapshots(c.client), snapshot, provisioning.SnapshotSourceProtectionFinalizer)
+	wrote, err := finalizer.Remove(ctx, finalizer.VolumeSnapshots(c.client), snapshot, provisionstate.SnapshotSourceProtectionFinalizer)
 	switch {
 	case apierrors.IsNotFound(err):
 		return reconcile.Done, nil
@@ -56,7 +56,7 @@ func (c *Controller) sync(ctx context.Context, key cache.ObjectName) (reconcile.
 	}
 	if wrote {
 		c.metrics.FinalizersRemoved.Inc()
-		logger.V(2).Info("Removed source-protection finalizer: no provisioning reads the snapshot", "finalizer", provisioning.SnapshotSourceProtectionFinalizer)
+		logger.V(2).Info("Removed source-protection finalizer: no provisioning reads the snapshot", "finalizer", provisionstate.SnapshotSourceProtectionFinalizer)
 	}
 	return reconcile.Done, nil
 }

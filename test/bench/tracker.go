@@ -12,7 +12,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
 // annStorageProvisioner is the annotation with which kube-controller-
@@ -108,7 +108,7 @@ func (t *tracker) onClaim(obj any) {
 	}
 	if pvc.Status.Phase == corev1.ClaimBound {
 		setOnce(&c.bound, now)
-		if !slices.Contains(pvc.Finalizers, provisioning.ProvisioningProtectionFinalizer) {
+		if !slices.Contains(pvc.Finalizers, provisionstate.ProvisioningProtectionFinalizer) {
 			setOnce(&c.settled, now)
 		}
 	}

@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 
 	"github.com/csi-protect/external-provisioner/pkg/finalizer"
-	"github.com/csi-protect/external-provisioner/pkg/provisioning"
+	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
 // AnnAbandonedVolume records on a claim deleted during provisioning the
@@ -24,11 +24,6 @@ const AnnAbandonedVolume = "provisioner.storage.kubernetes.io/abandoned-volume"
 // because the claim was deleted while it was being provisioned.
 const ReasonAbandonedVolume = "AbandonedVolumeDeleted"
 
-// VolumeName is the CSI volume name, and PV name, of a claim.
-func (p *Provisioner) VolumeName(claim *v1.PersistentVolumeClaim) (string, error) {
-	return volumeName(p.opts.VolumeNamePrefix, string(claim.UID), p.opts.VolumeNameUUIDLength)
-}
-
 // ReplayAndDelete settles a claim being deleted while a CreateVolume made
 // for it, perhaps by an earlier process, may still be running: it replays
 // that CreateVolume and deletes what it returns. CreateVolume is idempotent
@@ -36,11 +31,11 @@ func (p *Provisioner) VolumeName(claim *v1.PersistentVolumeClaim) (string, error
 // returns true once no volume for the claim exists or can appear, false
 // while another call for the claim runs in this process.
 //
-// In node deployment only the sidecar of the claim's provisioning.ProvisioningNode may
+// In node deployment only the sidecar of the claim's provisionstate.ProvisioningNode may
 // replay: any other returns false and an error wrapping ErrOtherNode.
 func (p *Provisioner) ReplayAndDelete(ctx context.Context, claim *v1.PersistentVolumeClaim) (bool, error) {
 	if p.node != nil {
-		switch node := provisioning.ProvisioningNode(claim); node {
+		switch node := provisionstate.ProvisioningNode(claim); node {
 		case p.node.NodeName:
 		case "":
 			return false, fmt.Errorf("%w: claim %s records no node, so no sidecar knows which node's driver may hold its volume", ErrOtherNode, klog.KObj(claim))
@@ -65,7 +60,7 @@ func (p *Provisioner) ReplayAndDelete(ctx context.Context, claim *v1.PersistentV
 		// already: CreateVolume now would make a new one.
 		ok, err := p.deleteAbandoned(ctx, claim, req, handle)
 		if ok {
-			outcome = provisioning.Final
+			outcome = provisionstate.Final
 		}
 		return ok, err
 	}
@@ -76,10 +71,10 @@ func (p *Provisioner) ReplayAndDelete(ctx context.Context, claim *v1.PersistentV
 	case status.Code(err) == codes.AlreadyExists:
 		// A volume of that name exists but the request no longer matches
 		// it: never forget it silently.
-		return false, fmt.Errorf("driver reports volume %s exists with other properties; delete it in the storage backend, then remove finalizer %s: %w", req.Name, provisioning.ProvisioningProtectionFinalizer, err)
+		return false, fmt.Errorf("driver reports volume %s exists with other properties; delete it in the storage backend, then remove finalizer %s: %w", req.Name, provisionstate.ProvisioningProtectionFinalizer, err)
 	case err != nil && provisioningState(err, false) == controller.ProvisioningFinished:
 		// A final error: the driver has no volume of that name.
-		outcome = provisioning.Final
+		outcome = provisionstate.Final
 		logger.V(2).Info("No volume was created for the deleted claim", "err", err)
 		return true, nil
 	case err != nil:
@@ -95,7 +90,7 @@ func (p *Provisioner) ReplayAndDelete(ctx context.Context, claim *v1.PersistentV
 	}
 	ok, err = p.deleteAbandoned(ctx, claim, req, handle)
 	if ok {
-		outcome = provisioning.Final
+		outcome = provisionstate.Final
 	}
 	return ok, err
 }
@@ -144,7 +139,7 @@ func (p *Provisioner) abandonedRequest(ctx context.Context, claim *v1.Persistent
 		node, _ = p.opts.NodeLister.Get(name)
 	}
 	req, _, err := p.prepare(ctx, controller.ProvisionOptions{StorageClass: class, PVC: claim, SelectedNode: node})
-	handle := claim.Annotations[provisioning.AnnRestoredSnapshotHandle]
+	handle := claim.Annotations[provisionstate.AnnRestoredSnapshotHandle]
 	if err == nil {
 		return req, p.replayMutableParameters(ctx, claim, req)
 	}

@@ -1,4 +1,4 @@
-package provisioning
+package provisionstate
 
 const (
 	// CloningProtectionFinalizer keeps a source claim from being deleted

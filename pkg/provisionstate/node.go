@@ -1,4 +1,4 @@
-package provisioning
+package provisionstate
 
 import v1 "k8s.io/api/core/v1"
 

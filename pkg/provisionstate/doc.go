@@ -1,0 +1,8 @@
+// Package provisionstate holds the state of a claim's provisioning that the
+// CSI provisioner (pkg/controller) and the claim protection controller
+// (pkg/claimprotection) both read, so that neither reads the other: the
+// finalizers and annotations the provisioner puts on claims, a claim's data
+// source, and the trackers of calls in flight through which they meet.
+// cmd/csi-provisioner builds one Tracker and one Readers and hands them to
+// both.
+package provisionstate
