@@ -246,7 +246,7 @@ func (f *checker) pruneLocked() {
 	})
 }
 
-// run performs one check; see doc.go.
+// run performs one check; see docs/volume-protection.md.
 func (f *checker) run(ctx context.Context, namespace string, started moment) (*checkResult, error) {
 	logger := klog.FromContext(ctx)
 	res := &checkResult{started: started}

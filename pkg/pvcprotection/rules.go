@@ -10,7 +10,7 @@ import (
 
 // podBlocks tells whether pod may still use claim, so that the claim must
 // keep its finalizer. These are kube-controller-manager's current rules; see
-// doc.go for why they differ from the original proposal.
+// docs/volume-protection.md for why they differ from the original proposal.
 func podBlocks(pod *v1.Pod, claim *v1.PersistentVolumeClaim) bool {
 	if pod.Namespace != claim.Namespace {
 		return false

@@ -1,9 +1,9 @@
 // Package parameters interprets StorageClass parameters for the provisioner:
 // it separates the keys reserved for the provisioner from those passed to the
-// CSI driver, and resolves the secret references of the six secret kinds.
+// CSI driver, and resolves the secret references of the seven secret kinds.
 //
-// The rules follow kubernetes-csi/external-provisioner v5.1.0 so that existing
-// StorageClasses keep working unchanged.
+// The rules follow kubernetes-csi/external-provisioner (v5.1.0 to v6.3.0)
+// so that existing StorageClasses keep working unchanged.
 package parameters
 
 import "strings"

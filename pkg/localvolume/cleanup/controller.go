@@ -78,7 +78,7 @@ type Options struct {
 
 // Controller keeps the local-volume-protection finalizer on LocalVolumes
 // and LocalVolumeSets and, when one is deleted, gets its PVs deleted before
-// it lets the finalizer go. See the package documentation for the rules.
+// it lets the finalizer go. See docs/local-volumes.md for the rules.
 type Controller struct {
 	client        kubernetes.Interface
 	volumeTarget  finalizer.Target
