@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
-	"google.golang.org/grpc"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
@@ -19,7 +18,6 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/csi-protect/external-provisioner/pkg/capacity"
-	"github.com/csi-protect/external-provisioner/pkg/csiconn"
 )
 
 // capacityTracking is the CSIStorageCapacity controller and the informer
@@ -30,26 +28,31 @@ type capacityTracking struct {
 	threads    int
 }
 
-// capacityOptions are newCapacityTracking's inputs.
+// capacityOptions are what newCapacityTracking reads.
 type capacityOptions struct {
-	Config     *config
+	Config *config
+	// RESTConfig makes capacity tracking's own client; Getenv finds its
+	// namespace and owner.
 	RESTConfig *rest.Config
 	Getenv     func(string) string
-	Driver     *csiconn.DriverInfo
-	Conn       grpc.ClientConnInterface
+	Driver     *csiDriver
 	// Factory is the shared factory; StorageClasses, and Nodes and CSINodes
 	// for the segments of a central sidecar, come from it.
 	Factory informers.SharedInformerFactory
 	// Local is this sidecar's node with --node-deployment, else nil.
-	Local    *localNode
+	Local *localNode
+	// Registry receives the controller's metrics.
 	Registry k8smetrics.KubeRegistry
 }
 
-// newCapacityTracking builds capacity tracking (--enable-capacity), or
-// returns nil when the driver cannot report capacity.
+// newCapacityTracking builds capacity tracking, or returns nil without
+// --enable-capacity or when the driver cannot report capacity.
 func newCapacityTracking(ctx context.Context, o capacityOptions) (*capacityTracking, error) {
 	logger := klog.FromContext(ctx)
 	cfg := o.Config
+	if !cfg.enableCapacity {
+		return nil, nil
+	}
 	if !o.Driver.ControllerCapabilities[csi.ControllerServiceCapability_RPC_GET_CAPACITY] {
 		// Upstream would call GetCapacity anyway and fail on every poll.
 		logger.Error(nil, "The CSI driver does not have the GET_CAPACITY capability: no CSIStorageCapacity objects are published despite --enable-capacity")
@@ -110,7 +113,7 @@ func newCapacityTracking(ctx context.Context, o capacityOptions) (*capacityTrack
 		Namespace:        namespace,
 		Owner:            owner,
 		Client:           client,
-		CSI:              csi.NewControllerClient(o.Conn),
+		CSI:              csi.NewControllerClient(o.Driver.Conn),
 		Timeout:          cfg.timeout,
 		PollInterval:     cfg.capacityPollInterval,
 		ImmediateBinding: cfg.capacityForImmediateBinding,
@@ -165,6 +168,15 @@ func (c *capacityTracking) start(ctx context.Context) {
 	if c != nil {
 		c.factory.Start(ctx.Done())
 	}
+}
+
+// worker runs the controller, which waits for its own caches; nil when
+// capacity tracking is off.
+func (c *capacityTracking) worker() worker {
+	if c == nil {
+		return nil
+	}
+	return func(ctx context.Context) { c.controller.Run(ctx, c.threads) }
 }
 
 func (c *capacityTracking) shutdown() {

@@ -19,6 +19,7 @@ import (
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 	gatewayv1beta1 "sigs.k8s.io/gateway-api/apis/v1beta1"
@@ -41,9 +42,10 @@ type dataSources struct {
 	readers *provisionstate.Readers
 	// protectSnapshots: the controller that removes source-protection
 	// finalizers runs, so the provisioner may add them.
-	protectSnapshots   bool
-	snapshotFactory    snapinformers.SharedInformerFactory
-	snapshotProtection *snapshotprotection.Controller
+	protectSnapshots bool
+	snapshotFactory  snapinformers.SharedInformerFactory
+	// snapshotProtection runs that controller; nil when it does not run.
+	snapshotProtection worker
 
 	// grantInformer caches ReferenceGrants typed (see typedReferenceGrant).
 	grantInformer   cache.SharedIndexInformer
@@ -51,9 +53,10 @@ type dataSources struct {
 	referenceGrants controller.ReferenceGrants
 }
 
-// dataSourcesOptions are newDataSources' inputs.
+// dataSourcesOptions are what newDataSources reads.
 type dataSourcesOptions struct {
-	Config         *config
+	Config *config
+	// Client asks what the API server serves and what RBAC allows.
 	Client         kubernetes.Interface
 	SnapshotClient snapclient.Interface
 	// DynamicClient watches ReferenceGrants: gateway-api's generated
@@ -62,7 +65,9 @@ type dataSourcesOptions struct {
 	// RestoresSupported: the driver reports CREATE_DELETE_SNAPSHOT.
 	RestoresSupported bool
 	Claims            coreinformers.PersistentVolumeClaimInformer
-	Controllers       controllersOptions
+	EventRecorder     record.EventRecorder
+	// Metrics are snapshot protection's.
+	Metrics *snapshotprotection.Metrics
 }
 
 // newDataSources builds the snapshot protection controller when restores
@@ -91,14 +96,17 @@ func newDataSources(ctx context.Context, o dataSourcesOptions) (*dataSources, er
 				ClaimInformer:    o.Claims,
 				Readers:          d.readers,
 				SweepInterval:    cfg.snapshotOrphanSweepInterval,
-				EventRecorder:    o.Controllers.EventRecorder,
-				Metrics:          o.Controllers.SnapshotProtectionMetrics,
+				EventRecorder:    o.EventRecorder,
+				Metrics:          o.Metrics,
 				RateLimiter:      workqueue.NewTypedItemExponentialFailureRateLimiter[cache.ObjectName](cfg.retryIntervalStart, cfg.retryIntervalMax),
 			})
 			if err != nil {
 				return nil, fmt.Errorf("creating snapshot protection controller: %w", err)
 			}
-			d.snapshotProtection = ctrl
+			// As many threads as the cloning-protection finalizers get
+			// (--cloning-protection-threads).
+			threads := int(cfg.claimProtectionThreads)
+			d.snapshotProtection = func(ctx context.Context) { ctrl.Run(ctx, threads) }
 			logger.Info("Snapshot source protection is on", "sweepInterval", cfg.snapshotOrphanSweepInterval)
 		}
 	}

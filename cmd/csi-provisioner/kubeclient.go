@@ -26,8 +26,11 @@ func restConfig(logger klog.Logger, cfg *config, getenv func(string) string) (*r
 	}, getenv)
 }
 
-// kubeClients are the API clients of the process.
+// kubeClients are the API clients of the process, built once by run.
 type kubeClients struct {
+	// restConfig is what the clients are made from; capacity tracking
+	// makes its own client from it, and only when it runs.
+	restConfig *rest.Config
 	// core serves the controllers; it speaks protobuf, which is cheaper for
 	// the built-in types it handles.
 	core kubernetes.Interface
@@ -83,5 +86,5 @@ func newKubeClients(rc *rest.Config, protectionQPS float32, protectionBurst int)
 	if err != nil {
 		return nil, fmt.Errorf("creating ReferenceGrant client: %w", err)
 	}
-	return &kubeClients{core: core, election: election, protection: protection, local: local, snapshots: snapshots, dynamic: dyn}, nil
+	return &kubeClients{restConfig: rc, core: core, election: election, protection: protection, local: local, snapshots: snapshots, dynamic: dyn}, nil
 }

@@ -7,20 +7,33 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 
 	"github.com/csi-protect/external-provisioner/pkg/features"
+	"github.com/csi-protect/external-provisioner/pkg/generated/clientset/versioned"
 	"github.com/csi-protect/external-provisioner/pkg/localvolume/cleanup"
 )
 
-// addLocalVolumeCleanup builds the LocalVolume/LocalVolumeSet deletion
+// localVolumeCleanupOptions are what newLocalVolumeCleanup reads.
+type localVolumeCleanupOptions struct {
+	Config      *config
+	Client      kubernetes.Interface
+	LocalClient versioned.Interface
+	// Factory gives the PVs and Nodes it watches, only with the gate on.
+	Factory       informers.SharedInformerFactory
+	EventRecorder record.EventRecorder
+	Metrics       *cleanup.Metrics
+}
+
+// newLocalVolumeCleanup builds the LocalVolume/LocalVolumeSet deletion
 // clean-up controller. With LocalVolumeCleanup on it runs fully. With the
 // gate off it runs only to remove finalizers it added while the gate was
 // on, and only where that can work: the kinds are served and this sidecar
 // may list them. Otherwise a cluster without the CRDs, or a sidecar without
-// the extra RBAC, would log refused requests forever.
-func (c *controllers) addLocalVolumeCleanup(ctx context.Context, o controllersOptions, factory informers.SharedInformerFactory) error {
+// the extra RBAC, would log refused requests forever; it is then nil.
+func newLocalVolumeCleanup(ctx context.Context, o localVolumeCleanupOptions) (worker, error) {
 	logger := klog.FromContext(ctx)
 	cfg := o.Config
 	enabled := cfg.gates.Enabled(features.LocalVolumeCleanup)
@@ -28,7 +41,7 @@ func (c *controllers) addLocalVolumeCleanup(ctx context.Context, o controllersOp
 		usable, why := localVolumesUsable(ctx, o.Client)
 		if !usable {
 			logger.V(2).Info("Not looking for LocalVolume finalizers to remove", "reason", why)
-			return nil
+			return nil, nil
 		}
 		logger.Info("LocalVolumeCleanup is off: removing the finalizers this sidecar added to LocalVolumes and LocalVolumeSets")
 	} else {
@@ -39,19 +52,19 @@ func (c *controllers) addLocalVolumeCleanup(ctx context.Context, o controllersOp
 		LocalClient:   o.LocalClient,
 		Enabled:       enabled,
 		EventRecorder: o.EventRecorder,
-		Metrics:       o.CleanupMetrics,
+		Metrics:       o.Metrics,
 		RateLimiter:   workqueue.NewTypedItemExponentialFailureRateLimiter[cleanup.OwnerKey](cfg.retryIntervalStart, cfg.retryIntervalMax),
 	}
 	if enabled {
-		opts.VolumeInformer = factory.Core().V1().PersistentVolumes()
-		opts.NodeInformer = factory.Core().V1().Nodes()
+		opts.VolumeInformer = o.Factory.Core().V1().PersistentVolumes()
+		opts.NodeInformer = o.Factory.Core().V1().Nodes()
 	}
 	ctrl, err := cleanup.New(opts)
 	if err != nil {
-		return fmt.Errorf("creating local volume clean-up controller: %w", err)
+		return nil, fmt.Errorf("creating local volume clean-up controller: %w", err)
 	}
-	c.localVolumeCleanup = ctrl
-	return nil
+	threads := int(cfg.localVolumeCleanupThreads)
+	return func(ctx context.Context) { ctrl.Run(ctx, threads) }, nil
 }
 
 // localVolumesUsable tells whether LocalVolumes are served and this sidecar

@@ -1,17 +1,31 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/container-storage-interface/spec/lib/go/csi"
-	"k8s.io/client-go/informers"
+	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/klog/v2"
 
 	"github.com/csi-protect/external-provisioner/pkg/controller"
 	"github.com/csi-protect/external-provisioner/pkg/orphanaudit"
 )
 
+// orphanAuditOptions are what newOrphanAudit reads.
+type orphanAuditOptions struct {
+	Config  *config
+	Driver  *csiDriver
+	Volumes coreinformers.PersistentVolumeInformer
+	Claims  coreinformers.PersistentVolumeClaimInformer
+	// Provisioner tells a PV's volume handle as the driver knows it.
+	Provisioner *controller.Provisioner
+	// Metrics are served even while the audit is off.
+	Metrics *orphanaudit.Metrics
+}
+
 // newOrphanAudit builds the orphan audit when --orphan-audit-interval is
 // set and the driver can list its volumes; nil otherwise.
-func newOrphanAudit(logger klog.Logger, o controllersOptions, factory informers.SharedInformerFactory, provisioner *controller.Provisioner) (*orphanaudit.Controller, error) {
+func newOrphanAudit(logger klog.Logger, o orphanAuditOptions) (worker, error) {
 	cfg := o.Config
 	if cfg.orphanAuditInterval == 0 {
 		return nil, nil
@@ -21,19 +35,21 @@ func newOrphanAudit(logger klog.Logger, o controllersOptions, factory informers.
 		return nil, nil
 	}
 	logger.Info("Orphan audit is on", "interval", cfg.orphanAuditInterval, "gracePeriod", cfg.orphanAuditGracePeriod)
-	volumes := factory.Core().V1().PersistentVolumes()
-	claims := factory.Core().V1().PersistentVolumeClaims()
-	return orphanaudit.New(orphanaudit.Options{
-		CSIClient:                 csi.NewControllerClient(o.Conn),
+	ctrl, err := orphanaudit.New(orphanaudit.Options{
+		CSIClient:                 csi.NewControllerClient(o.Driver.Conn),
 		Timeout:                   cfg.timeout,
-		VolumeLister:              volumes.Lister(),
-		VolumeSynced:              volumes.Informer().HasSynced,
-		ClaimLister:               claims.Lister(),
-		ClaimSynced:               claims.Informer().HasSynced,
-		VolumeHandle:              provisioner.VolumeHandle,
+		VolumeLister:              o.Volumes.Lister(),
+		VolumeSynced:              o.Volumes.Informer().HasSynced,
+		ClaimLister:               o.Claims.Lister(),
+		ClaimSynced:               o.Claims.Informer().HasSynced,
+		VolumeHandle:              o.Provisioner.VolumeHandle,
 		AbandonedVolumeAnnotation: controller.AnnAbandonedVolume,
 		Interval:                  cfg.orphanAuditInterval,
 		GracePeriod:               cfg.orphanAuditGracePeriod,
-		Metrics:                   o.OrphanAuditMetrics,
+		Metrics:                   o.Metrics,
 	})
+	if err != nil {
+		return nil, fmt.Errorf("creating orphan audit: %w", err)
+	}
+	return ctrl.Run, nil
 }

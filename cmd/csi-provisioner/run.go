@@ -36,20 +36,20 @@ func run(ctx context.Context, cfg *config) error {
 	}
 
 	runMetrics := newRunMetrics()
-	metricsManager, conn, driver, migratedFrom, err := connectDriver(ctx, cfg)
+	driver, err := connectDriver(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	defer conn.Close()
+	defer driver.Conn.Close()
 	logger = logger.WithValues("driver", driver.Name)
 	ctx = klog.NewContext(ctx, logger)
 	identity := newIdentity(driver.Name)
 	var local *localNode
 	if cfg.nodeDeployment {
-		if local, err = newLocalNode(ctx, conn, cfg.timeout, os.Getenv); err != nil {
+		if local, err = newLocalNode(ctx, driver.Conn, cfg.timeout, os.Getenv); err != nil {
 			return err
 		}
-		if err := checkNodeDeployment(local, driver, cfg.gates.Enabled(features.Topology)); err != nil {
+		if err := checkNodeDeployment(local, driver.DriverInfo, cfg.gates.Enabled(features.Topology)); err != nil {
 			return err
 		}
 		// Upstream's identity of a node's sidecar ends with its node.
@@ -61,30 +61,14 @@ func run(ctx context.Context, cfg *config) error {
 	defer recorder.Stop()
 
 	ctrls, err := newControllers(ctx, controllersOptions{
-		Config:           cfg,
-		Client:           clients.core,
-		ProtectionClient: clients.protection,
-		LocalClient:      clients.local,
-		SnapshotClient:   clients.snapshots,
-		DynamicClient:    clients.dynamic,
-		Conn:             conn,
-		Driver:           driver,
-		MigratedFrom:     migratedFrom,
-		Identity:         identity,
-		EventRecorder:    recorder,
-		Metrics:          runMetrics.lib,
-
-		ProvisionerMetrics:        runMetrics.provisioner,
-		ClaimProtectionMetrics:    runMetrics.claimProtection,
-		SnapshotProtectionMetrics: runMetrics.snapshotProtection,
-		PVProtectionMetrics:       runMetrics.pvProtection,
-		PVCProtectionMetrics:      runMetrics.pvcProtection,
-		OrphanAuditMetrics:        runMetrics.orphanAudit,
-		CleanupMetrics:            runMetrics.cleanup,
-		RESTConfig:                rc,
-		Getenv:                    os.Getenv,
-		Registry:                  runMetrics.registry,
-		Local:                     local,
+		Config:        cfg,
+		Clients:       clients,
+		Metrics:       runMetrics,
+		Driver:        driver,
+		Identity:      identity,
+		EventRecorder: recorder,
+		Local:         local,
+		Getenv:        os.Getenv,
 	})
 	if err != nil {
 		return err
@@ -93,8 +77,8 @@ func run(ctx context.Context, cfg *config) error {
 
 	address := cfg.httpAddress()
 	mux := newMux(muxOptions{
-		Gatherers:   runMetrics.gatherers(metricsManager),
-		CSIMetrics:  metricsManager,
+		Gatherers:   runMetrics.gatherers(driver.CallMetrics),
+		CSIMetrics:  driver.CallMetrics,
 		MetricsPath: cfg.metricsPath,
 		EnablePprof: cfg.enablePprof,
 	})
