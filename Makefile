@@ -1,14 +1,31 @@
 # csi-provisioner build, test and verify entry points. The scripts live in
-# release-tools/ so CI and developers run the same thing.
+# release-tools/ and hack/ so CI and developers run the same thing.
+#
+# `make help` lists the targets: every target has a "## name: text" line
+# above it, which is what help prints, so keep that line up to date.
 
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0.1.0-dev)
 BIN_DIR ?= bin
 FUZZTIME ?= 30s
 FUZZ_RUN ?= .
 
-.PHONY: all build image test fuzz verify generate clean
+.PHONY: all help build image test fuzz verify generate clean
 
+## all: the default target: build
 all: build
+
+## help: this list of targets, from the Makefile's "## name: text" lines
+help:
+	@awk -v width="$${COLUMNS:-100}" ' \
+		/^## [A-Za-z0-9_-]+:/ { \
+			name = substr($$2, 1, length($$2) - 1); text = $$0; sub(/^## [^:]*: */, "", text); \
+			line = sprintf("  %-10s", name); n = split(text, words, " "); \
+			for (i = 1; i <= n; i++) { \
+				if (length(line) + 1 + length(words[i]) > width && length(line) > 13) { print line; line = sprintf("%12s", "") } \
+				line = line " " words[i]; \
+			} \
+			print line; \
+		}' $(firstword $(MAKEFILE_LIST))
 
 ## build: the sidecar and the mock driver into $(BIN_DIR)/
 build:
@@ -31,17 +48,25 @@ test:
 fuzz:
 	FUZZTIME=$(FUZZTIME) FUZZ_RUN=$(FUZZ_RUN) hack/fuzz.sh
 
-## verify: gofmt, go vet, vendor/ in sync with go.mod, and generated deepcopy code and CRDs up to date
+# shellcheck is not a Go program: hack/verify-shellcheck.sh uses it when it
+# is on PATH (Debian: apt-get install shellcheck) and otherwise only checks
+# the scripts' syntax with bash -n, saying the lint was skipped. logcheck is
+# the tool of the hack/lint module, built by `go tool` into Go's cache.
+## verify: gofmt, go vet, go.mod tidy and vendor/ in sync, log calls structured and contextual (logcheck, hack/logcheck.conf), shell scripts clean (shellcheck, when installed), and generated code and CRDs up to date
 verify:
 	release-tools/verify.sh
+	hack/verify-logcheck.sh
+	hack/verify-shellcheck.sh
 	hack/verify-codegen.sh
 
-# controller-gen is built from hack/codegen into _output/tools/ (under a
-# minute the first time, then skipped while hack/codegen/go.sum is unchanged).
-## generate: deepcopy code for pkg/apis/... and the CRD manifests in deploy/kubernetes/crds/ (controller-gen)
+# The generators are the tools of the hack/codegen module, built by `go tool`
+# into Go's build cache (a minute or two the first time, then found there
+# until hack/codegen/go.mod or the Go release changes).
+## generate: deepcopy code for pkg/apis/..., the CRD manifests in deploy/kubernetes/crds/ (controller-gen), and the clientset, listers and informers in pkg/generated/ (client-gen, lister-gen, informer-gen)
 generate:
 	hack/update-codegen.sh
 
+## clean: remove $(BIN_DIR)/ (_output/, with the control plane, stays)
 clean:
 	rm -rf $(BIN_DIR)
 

@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # Builds the local test control plane (etcd, kube-apiserver,
-# kube-controller-manager) from source through the hack/tools module, into a
-# git-ignored folder. There is no Docker here, so no kind: the e2e framework
-# runs these binaries directly on loopback.
+# kube-controller-manager) from source, into a git-ignored folder: the tool
+# directives of the hack/tools module name the three programs and its
+# require lines pin their versions. There is no Docker here, so no kind: the
+# e2e framework runs these binaries directly on loopback.
 #
-# The first build takes several minutes; later calls return at once while the
-# stamp file matches the versions pinned in hack/tools/go.mod.
+# They are built with `go build` rather than run with `go tool`, since
+# kube-apiserver needs its version stamped in with -ldflags. Go's build cache
+# keeps the compiled packages but not the linked binaries, so the stamp file
+# (VERSIONS) saves relinking them: the first build takes several minutes,
+# later calls return at once while the stamp matches hack/tools/go.mod and
+# go.sum.
 #
 #   CONTROL_PLANE_DIR  where the binaries go (default _output/control-plane);
 #                      a relative path is taken from the repository root

@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # Builds the snapshot stack for the e2e tests (snapshot-controller and
-# csi-snapshotter) from source through the hack/snapshot-tools module, next
-# to the control plane, and copies the VolumeSnapshot CRDs it serves beside
-# them, with the ReferenceGrant CRD of the Gateway API version the sidecar's
-# go.mod pins (cross-namespace data sources). There is no Docker here, so the e2e framework runs these binaries
-# directly, as it does the control plane.
+# csi-snapshotter, the tool directives of the hack/snapshot-tools module)
+# from source, next to the control plane, and copies the VolumeSnapshot CRDs
+# it serves beside them, with the ReferenceGrant CRD of the Gateway API
+# version the sidecar's go.mod pins (cross-namespace data sources). There is
+# no Docker here, so the e2e framework runs these binaries directly, as it
+# does the control plane.
 #
-# The first build takes a few minutes; later calls return at once while the
-# stamp file matches the versions pinned in hack/snapshot-tools/go.mod.
+# They are built with `go build` rather than run with `go tool`, since both
+# need their version stamped in with -ldflags. Go's build cache keeps the
+# compiled packages but not the linked binaries, so the stamp file
+# (SNAPSHOT-VERSIONS) saves relinking them: the first build takes a few
+# minutes, later calls return at once while the stamp matches
+# hack/snapshot-tools/go.mod and go.sum.
 #
 #   CONTROL_PLANE_DIR  where the binaries go (default _output/control-plane);
 #                      a relative path is taken from the repository root

@@ -15,11 +15,12 @@ cd "$(dirname "$0")/.."
 FUZZTIME="${FUZZTIME:-30s}"
 FUZZ_RUN="${FUZZ_RUN:-.}" # a regexp of target names to run, e.g. FuzzParse
 
-inputs_of() { ls "$1/testdata/fuzz/$2" 2>/dev/null | sort || true; }
+inputs_of() { find "$1/testdata/fuzz/$2" -mindepth 1 -maxdepth 1 -printf '%f\n' 2>/dev/null | sort || true; }
 
 failed=()
 for dir in $(grep -rl --include='*_test.go' '^func Fuzz' cmd pkg internal | xargs -n1 dirname | sort -u); do
-  for target in $(grep -h '^func Fuzz' "$dir"/*_test.go | sed 's/^func \(Fuzz[A-Za-z0-9_]*\).*/\1/' | sort); do
+  mapfile -t targets < <(grep -h '^func Fuzz' "$dir"/*_test.go | sed 's/^func \(Fuzz[A-Za-z0-9_]*\).*/\1/' | sort)
+  for target in "${targets[@]}"; do
     [[ "$target" =~ $FUZZ_RUN ]] || continue
     for attempt in 1 2 3; do
       before="$(inputs_of "$dir" "$target")"

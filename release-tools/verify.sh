@@ -5,7 +5,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 status=0
 
-unformatted=$(gofmt -l $(git ls-files --cached --others --exclude-standard '*.go' | grep -v '^vendor/'))
+# The Go files git knows outside vendor/, less those deleted in the work
+# tree but not yet in the index.
+go_files=()
+while IFS= read -r f; do
+	if [[ -f "$f" ]]; then go_files+=("$f"); fi
+done < <(git ls-files --cached --others --exclude-standard -- '*.go' ':!:vendor/')
+unformatted=$(gofmt -l "${go_files[@]}")
 if [ -n "$unformatted" ]; then
 	echo "gofmt needed on:"; echo "$unformatted"; status=1
 fi

@@ -1,16 +1,13 @@
 // controller-gen (deepcopy and CRD manifests for pkg/apis/...) and
 // code-generator's client-gen, lister-gen and informer-gen (pkg/generated/)
-// are built from this module by hack/update-codegen.sh. It is kept apart from
-// the sidecar's go.mod so the sidecar's dependency graph and vendor/ never see
+// are the tool block at the end, which hack/update-codegen.sh (make generate)
+// builds with `go tool`; the require lines of sigs.k8s.io/controller-tools
+// and k8s.io/code-generator pin their versions. It is kept apart from the
+// sidecar's go.mod so the sidecar's dependency graph and vendor/ never see
 // controller-tools, code-generator and their dependencies.
 module github.com/csi-protect/external-provisioner/hack/codegen
 
 go 1.26.0
-
-require (
-	k8s.io/code-generator v0.37.2
-	sigs.k8s.io/controller-tools v0.23.0
-)
 
 require (
 	github.com/davecgh/go-spew v1.1.2-0.20180830191138-d8f796af33cc // indirect
@@ -55,12 +52,21 @@ require (
 	k8s.io/api v0.37.0 // indirect
 	k8s.io/apiextensions-apiserver v0.37.0 // indirect
 	k8s.io/apimachinery v0.37.2 // indirect
+	k8s.io/code-generator v0.37.2 // indirect
 	k8s.io/gengo/v2 v2.0.0-20260408192533-25e2208e0dc3 // indirect
 	k8s.io/klog/v2 v2.140.0 // indirect
 	k8s.io/kube-openapi v0.0.0-20260721132016-d427ff9ee9ad // indirect
 	k8s.io/utils v0.0.0-20260626114624-be93311217bd // indirect
+	sigs.k8s.io/controller-tools v0.23.0 // indirect
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2 // indirect
 	sigs.k8s.io/yaml v1.6.0 // indirect
+)
+
+tool (
+	k8s.io/code-generator/cmd/client-gen
+	k8s.io/code-generator/cmd/informer-gen
+	k8s.io/code-generator/cmd/lister-gen
+	sigs.k8s.io/controller-tools/cmd/controller-gen
 )

@@ -1,16 +1,14 @@
 // snapshot-controller and csi-snapshotter are built from source with this
-// module for the e2e tests, and the snapshot CRDs are taken from the client
-// module's config/crd/. It is kept apart from the sidecar's go.mod (and from
-// hack/tools, whose Kubernetes pins differ) so neither dependency graph sees
-// the other.
+// module for the e2e tests by hack/build-snapshot-stack.sh (make e2e-tools):
+// the tool block at the end names them and the require line of
+// github.com/kubernetes-csi/external-snapshotter/v8 pins their version. The
+// snapshot CRDs are taken from the config/crd/ of the client module, whose
+// require line pins the version the programs are built against. It is kept
+// apart from the sidecar's go.mod (and from hack/tools, whose Kubernetes
+// pins differ) so neither dependency graph sees the other.
 module github.com/csi-protect/external-provisioner/hack/snapshot-tools
 
 go 1.26.0
-
-require (
-	github.com/kubernetes-csi/external-snapshotter/client/v8 v8.7.0
-	github.com/kubernetes-csi/external-snapshotter/v8 v8.7.0
-)
 
 require (
 	cel.dev/expr v0.25.3 // indirect
@@ -55,6 +53,8 @@ require (
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/json-iterator/go v1.1.12 // indirect
 	github.com/kubernetes-csi/csi-lib-utils v0.25.0 // indirect
+	github.com/kubernetes-csi/external-snapshotter/client/v8 v8.7.0 // indirect
+	github.com/kubernetes-csi/external-snapshotter/v8 v8.7.0 // indirect
 	github.com/kylelemons/godebug v1.1.0 // indirect
 	github.com/modern-go/concurrent v0.0.0-20180306012644-bacd9c7ef1dd // indirect
 	github.com/modern-go/reflect2 v1.0.3-0.20250322232337-35a7c28c31ee // indirect
@@ -116,4 +116,9 @@ require (
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2 // indirect
 	sigs.k8s.io/yaml v1.6.0 // indirect
+)
+
+tool (
+	github.com/kubernetes-csi/external-snapshotter/v8/cmd/csi-snapshotter
+	github.com/kubernetes-csi/external-snapshotter/v8/cmd/snapshot-controller
 )

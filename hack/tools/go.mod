@@ -1,15 +1,13 @@
 // The test control plane (etcd, kube-apiserver, kube-controller-manager) is
-// built from source with this module. It is kept apart from the sidecar's
-// go.mod so the sidecar's dependency graph and vendor/ never see Kubernetes
-// itself.
+// built from source with this module by hack/build-control-plane.sh (make
+// e2e-tools): the tool block at the end names the three programs, the
+// require lines of go.etcd.io/etcd/server/v3 and k8s.io/kubernetes (with the
+// replace block for Kubernetes' staging modules) pin their versions. It is
+// kept apart from the sidecar's go.mod so the sidecar's dependency graph and
+// vendor/ never see Kubernetes itself.
 module github.com/csi-protect/external-provisioner/hack/tools
 
 go 1.26.0
-
-require (
-	go.etcd.io/etcd/server/v3 v3.6.8
-	k8s.io/kubernetes v1.36.3
-)
 
 require (
 	cel.dev/expr v0.25.1 // indirect
@@ -105,6 +103,7 @@ require (
 	go.etcd.io/etcd/client/pkg/v3 v3.6.8 // indirect
 	go.etcd.io/etcd/client/v3 v3.6.8 // indirect
 	go.etcd.io/etcd/pkg/v3 v3.6.8 // indirect
+	go.etcd.io/etcd/server/v3 v3.6.8 // indirect
 	go.etcd.io/raft/v3 v3.6.0 // indirect
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
 	go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc v0.65.0 // indirect
@@ -164,6 +163,7 @@ require (
 	k8s.io/kube-scheduler v0.0.0 // indirect
 	k8s.io/kubectl v0.0.0 // indirect
 	k8s.io/kubelet v0.36.3 // indirect
+	k8s.io/kubernetes v1.36.3 // indirect
 	k8s.io/metrics v0.36.3 // indirect
 	k8s.io/mount-utils v0.0.0 // indirect
 	k8s.io/pod-security-admission v0.0.0 // indirect
@@ -213,4 +213,10 @@ replace (
 	k8s.io/sample-cli-plugin => k8s.io/sample-cli-plugin v0.36.3
 	k8s.io/sample-controller => k8s.io/sample-controller v0.36.3
 	k8s.io/streaming => k8s.io/streaming v0.36.3
+)
+
+tool (
+	go.etcd.io/etcd/server/v3
+	k8s.io/kubernetes/cmd/kube-apiserver
+	k8s.io/kubernetes/cmd/kube-controller-manager
 )

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"time"
 
@@ -93,8 +92,7 @@ func (f Faults) withDefaults() (Faults, error) {
 	}
 	if f.Exit == nil {
 		f.Exit = func() {
-			klog.Flush()
-			os.Exit(2)
+			klog.FlushAndExit(klog.ExitFlushTimeout, 2)
 		}
 	}
 	return f, nil

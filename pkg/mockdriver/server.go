@@ -114,7 +114,7 @@ func (d *Driver) ServeListener(ctx context.Context, lis net.Listener) error {
 	released := make(chan struct{})
 	release := sync.OnceFunc(func() { close(released) })
 	defer release()
-	srv := grpc.NewServer(grpc.UnaryInterceptor(d.interceptor(ctx, released, logger)))
+	srv := grpc.NewServer(grpc.UnaryInterceptor(d.interceptor(klog.NewContext(ctx, logger), released)))
 	csi.RegisterIdentityServer(srv, &identityServer{d: d})
 	csi.RegisterControllerServer(srv, &controllerServer{d: d})
 	csi.RegisterNodeServer(srv, &nodeServer{d: d})
@@ -155,11 +155,11 @@ func (d *Driver) ServeListener(ctx context.Context, lis net.Listener) error {
 
 // interceptor counts and logs every call, gives handlers a context that
 // also ends when Serve stops, and withholds the reply of a crashed call.
-func (d *Driver) interceptor(serveCtx context.Context, released <-chan struct{}, base klog.Logger) grpc.UnaryServerInterceptor {
+func (d *Driver) interceptor(serveCtx context.Context, released <-chan struct{}) grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 		method := path.Base(info.FullMethod)
 		d.countCall(method)
-		logger := base.WithValues("method", method)
+		logger := klog.FromContext(serveCtx).WithValues("method", method)
 
 		if d.crashed.Load() {
 			<-released
