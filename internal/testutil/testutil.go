@@ -1,6 +1,7 @@
 // Package testutil holds the helpers the controllers' unit tests share:
-// reading a metric from a registry, draining a fake event recorder and
-// waiting for a condition.
+// reading a metric from a registry, draining a fake event recorder or a
+// test logger's errors, waiting for a condition and recording a reconcile
+// loop's syncs.
 package testutil
 
 import (
@@ -9,6 +10,9 @@ import (
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
+	"k8s.io/klog/v2/ktesting"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil/poll"
 )
 
 // Gatherer is what a metrics registry offers to read it back.
@@ -91,15 +95,26 @@ func Drain(events <-chan string) []string {
 	}
 }
 
+// ErrorLogs returns the messages of the error-level entries a buffering
+// ktesting logger has written so far.
+func ErrorLogs(logs ktesting.Buffer) []string {
+	var out []string
+	for _, entry := range logs.Data() {
+		if entry.Type == ktesting.LogError {
+			out = append(out, entry.Message)
+		}
+	}
+	return out
+}
+
 // Eventually polls cond until it holds, or fails the test after timeout.
 func Eventually(t testing.TB, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
+	// Not t.Context(): that ends before cleanups, which may wait too.
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if err := poll.Until(ctx, 5*time.Millisecond, func(context.Context) (bool, error) { return cond(), nil }, nil); err != nil {
+		t.Fatalf("timed out waiting for %s", what)
 	}
 }
 

@@ -1,9 +1,12 @@
 package testutil
 
 import (
+	"fmt"
 	"testing"
+	"time"
 
 	"k8s.io/component-base/metrics"
+	"k8s.io/klog/v2/ktesting"
 )
 
 func TestMetricValueMatchesNameAndLabels(t *testing.T) {
@@ -49,5 +52,40 @@ func TestDrainTakesWhatIsBuffered(t *testing.T) {
 	}
 	if got := Drain(ch); len(got) != 0 {
 		t.Errorf("second drain got %v", got)
+	}
+}
+
+func TestErrorLogsKeepsOnlyErrors(t *testing.T) {
+	logger := ktesting.NewLogger(t, ktesting.NewConfig(ktesting.BufferLogs(true)))
+	logger.Info("fine")
+	logger.Error(nil, "broken")
+	buf := logger.GetSink().(ktesting.Underlier).GetBuffer()
+	if got := ErrorLogs(buf); len(got) != 1 || got[0] != "broken" {
+		t.Errorf("got %q, want [broken]", got)
+	}
+}
+
+// fatals is a testing.TB whose Fatalf only records, to test failures.
+type fatals struct {
+	testing.TB
+	msgs []string
+}
+
+func (f *fatals) Helper() {}
+
+func (f *fatals) Fatalf(format string, args ...any) {
+	f.msgs = append(f.msgs, fmt.Sprintf(format, args...))
+}
+
+func TestEventuallyWaitsForTheConditionAndNamesItWhenItFails(t *testing.T) {
+	calls := 0
+	Eventually(t, 5*time.Second, "the third call", func() bool { calls++; return calls == 3 })
+	if calls != 3 {
+		t.Errorf("cond called %d times, want 3", calls)
+	}
+	f := &fatals{TB: t}
+	Eventually(f, 0, "nothing", func() bool { return false })
+	if len(f.msgs) != 1 || f.msgs[0] != "timed out waiting for nothing" {
+		t.Errorf("failures %q", f.msgs)
 	}
 }

@@ -114,13 +114,6 @@ type setup struct {
 	limiter workqueue.TypedRateLimiter[cache.ObjectName]
 }
 
-// instantRetries retries at once, so a test stepping the loop gets the
-// retried key back without waiting; NumRequeues counts the retries of a key
-// since it was last synced without error.
-func instantRetries() workqueue.TypedRateLimiter[cache.ObjectName] {
-	return workqueue.NewTypedItemExponentialFailureRateLimiter[cache.ObjectName](0, 0)
-}
-
 // key is the queue key of claim name in testNS.
 func key(name string) cache.ObjectName { return cache.ObjectName{Namespace: testNS, Name: name} }
 
@@ -140,9 +133,8 @@ type env struct {
 	mu sync.Mutex
 	// added are the keys the handlers queued, when the queue only records.
 	added []cache.ObjectName
-	// syncs are the outcomes of the loop's syncs, by claim, as the
-	// Processed hook reports them.
-	syncs map[cache.ObjectName][]error
+	// syncs are the outcomes of the loop's syncs, by claim.
+	syncs testutil.Syncs[cache.ObjectName]
 }
 
 func newEnv(t testing.TB, s setup) *env {
@@ -164,8 +156,7 @@ func newEnv(t testing.TB, s setup) *env {
 	registry.MustRegister(m.Registerables()...)
 	recorder := record.NewFakeRecorder(1000)
 	clk := testingclock.NewFakeClock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
-	e := &env{client: client, factory: factory, recorder: recorder, registry: registry, clock: clk,
-		syncs: map[cache.ObjectName][]error{}}
+	e := &env{client: client, factory: factory, recorder: recorder, registry: registry, clock: clk}
 	ctrl, err := New(Options{
 		Client:        client,
 		ClaimInformer: factory.Core().V1().PersistentVolumeClaims(),
@@ -177,7 +168,7 @@ func newEnv(t testing.TB, s setup) *env {
 		EventRecorder: recorder,
 		Metrics:       m,
 		RateLimiter:   s.limiter,
-		Processed:     e.processed,
+		Processed:     e.syncs.Processed,
 		Clock:         clk,
 	})
 	if err != nil {
@@ -256,29 +247,11 @@ func (e *env) recordingLoop(t testing.TB) *reconcile.Loop[cache.ObjectName] {
 	return loop
 }
 
-func (e *env) processed(key cache.ObjectName, _ reconcile.Result, err error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.syncs[key] = append(e.syncs[key], err)
-}
-
-// synced returns the outcomes of the loop's syncs of claim name so far.
-func (e *env) synced(name string) []error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return slices.Clone(e.syncs[key(name)])
-}
-
 // waitSyncs waits until the loop has synced claim name more than after
 // times, and returns the outcome of the sync after the first after.
 func (e *env) waitSyncs(name string, after int) error {
 	e.t.Helper()
-	var outcomes []error
-	eventually(e.t, "another sync of "+name, func() bool {
-		outcomes = e.synced(name)
-		return len(outcomes) > after
-	})
-	return outcomes[after]
+	return e.syncs.Wait(e.t, 5*time.Second, key(name), after+1)[after]
 }
 
 // sync runs one sync of claim name, as a worker would, and returns its

@@ -12,7 +12,10 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 func TestFinalizerAddedWhenMissing(t *testing.T) {
@@ -93,7 +96,7 @@ func TestUsedClaimIsHeldWithoutFreshnessCheck(t *testing.T) {
 }
 
 func TestConflictIsRetriedQuietly(t *testing.T) {
-	limiter := instantRetries()
+	limiter := testutil.InstantRetries[cache.ObjectName]()
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{deleting(newClaim("data"))}, realLoop: true, limiter: limiter})
 	e.client.PrependReactor("update", "persistentvolumeclaims", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewConflict(schema.GroupResource{Resource: "persistentvolumeclaims"}, "data", nil)
@@ -101,7 +104,7 @@ func TestConflictIsRetriedQuietly(t *testing.T) {
 	// Through the loop, whose default rate limiter this test replaces.
 	e.ctrl.loop.Add(key("data"))
 	e.ctrl.loop.ProcessNext(context.Background())
-	if err := e.synced("data")[0]; !apierrors.IsConflict(err) {
+	if err := e.syncs.Of(key("data"))[0]; !apierrors.IsConflict(err) {
 		t.Fatalf("err = %v, want the conflict", err)
 	}
 	if n := limiter.NumRequeues(key("data")); n != 1 {

@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 var pvResource = schema.GroupResource{Resource: "persistentvolumes"}
@@ -32,7 +34,7 @@ func conflict() error {
 }
 
 func TestConflictRequeuesWithoutErrorLog(t *testing.T) {
-	limiter := instantRetries()
+	limiter := testutil.InstantRetries[string]()
 	e := newEnv(t, setup{
 		volumes: []*v1.PersistentVolume{newPV("pv", protected, deleting, phase(v1.VolumeReleased))},
 		limiter: limiter,
@@ -41,7 +43,7 @@ func TestConflictRequeuesWithoutErrorLog(t *testing.T) {
 	e.ctrl.loop.Add("pv")
 	for i := 1; i <= 3; i++ {
 		e.ctrl.loop.ProcessNext(e.ctx)
-		if err := e.synced("pv")[i-1]; !apierrors.IsConflict(err) {
+		if err := e.syncs.Of("pv")[i-1]; !apierrors.IsConflict(err) {
 			t.Fatalf("sync %d: %v, want the conflict", i, err)
 		}
 		if got := limiter.NumRequeues("pv"); got != i {
@@ -73,7 +75,7 @@ func TestConflictRequeuesWithoutErrorLog(t *testing.T) {
 // The counterpart: a failure that is not a conflict is worth an error, so
 // the check above can see one.
 func TestOtherFailureIsLoggedAsError(t *testing.T) {
-	limiter := instantRetries()
+	limiter := testutil.InstantRetries[string]()
 	e := newEnv(t, setup{volumes: []*v1.PersistentVolume{newPV("pv")}, limiter: limiter})
 	failPatches(e, 1, func() error { return apierrors.NewInternalError(errors.New("etcd unavailable")) })
 	e.ctrl.loop.Add("pv")
@@ -91,7 +93,7 @@ func TestOtherFailureIsLoggedAsError(t *testing.T) {
 }
 
 func TestConflictWhileRunningIsRetried(t *testing.T) {
-	e := newEnv(t, setup{volumes: []*v1.PersistentVolume{newPV("pv")}, limiter: instantRetries()})
+	e := newEnv(t, setup{volumes: []*v1.PersistentVolume{newPV("pv")}, limiter: testutil.InstantRetries[string]()})
 	failPatches(e, 5, conflict)
 	e.run(t)
 	eventually(t, "the finalizer", func() bool { return hasFinalizer(e.pv(t, "pv")) })

@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -84,13 +83,6 @@ type setup struct {
 	limiter workqueue.TypedRateLimiter[string]
 }
 
-// instantRetries retries at once, so a test stepping the loop gets the
-// retried key back without waiting; NumRequeues counts the retries of a key
-// since it was last synced without error.
-func instantRetries() workqueue.TypedRateLimiter[string] {
-	return workqueue.NewTypedItemExponentialFailureRateLimiter[string](0, 0)
-}
-
 // env is a controller over started informers of a fake clientset. Tests
 // either call sync themselves or start the workers with run.
 type env struct {
@@ -103,10 +95,8 @@ type env struct {
 	// store is the informer's, for writing to the cache as the
 	// provisioning library does.
 	store cache.Store
-	// syncs are the outcomes of the loop's syncs, by PV name, as the
-	// Processed hook reports them.
-	mu    sync.Mutex
-	syncs map[string][]error
+	// syncs are the outcomes of the loop's syncs, by PV name.
+	syncs testutil.Syncs[string]
 }
 
 func newEnv(t *testing.T, s setup) *env {
@@ -125,7 +115,7 @@ func newEnv(t *testing.T, s setup) *env {
 	registry.MustRegister(m.Registerables()...)
 	factory := informers.NewSharedInformerFactory(client, 0)
 	recorder := record.NewFakeRecorder(100)
-	e := &env{client: client, recorder: recorder, registry: registry, ctx: ctx, syncs: map[string][]error{},
+	e := &env{client: client, recorder: recorder, registry: registry, ctx: ctx,
 		store: factory.Core().V1().PersistentVolumes().Informer().GetStore()}
 	ctrl, err := New(Options{
 		Client:         client,
@@ -136,7 +126,7 @@ func newEnv(t *testing.T, s setup) *env {
 		EventRecorder:  recorder,
 		Metrics:        m,
 		RateLimiter:    s.limiter,
-		Processed:      e.processed,
+		Processed:      e.syncs.Processed,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -159,29 +149,11 @@ func (e *env) run(t *testing.T) {
 	testutil.RunUntilCleanup(t, e.ctx, func(ctx context.Context) { e.ctrl.Run(ctx, 2) })
 }
 
-func (e *env) processed(name string, _ reconcile.Result, err error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.syncs[name] = append(e.syncs[name], err)
-}
-
-// synced returns the outcomes of the loop's syncs of name so far.
-func (e *env) synced(name string) []error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return slices.Clone(e.syncs[name])
-}
-
 // waitSyncs waits until the loop has synced name more than after times,
 // and returns the outcome of the sync after the first after.
 func (e *env) waitSyncs(t *testing.T, name string, after int) error {
 	t.Helper()
-	var outcomes []error
-	eventually(t, "another sync of "+name, func() bool {
-		outcomes = e.synced(name)
-		return len(outcomes) > after
-	})
-	return outcomes[after]
+	return e.syncs.Wait(t, 5*time.Second, name, after+1)[after]
 }
 
 // pv reads a PV from the fake API server.
@@ -250,24 +222,12 @@ func (e *env) patches() int {
 func (e *env) events() []string { return testutil.Drain(e.recorder.Events) }
 
 // errorLogs returns the error-level log entries written so far.
-func (e *env) errorLogs() []string {
-	var out []string
-	for _, entry := range e.logs.Data() {
-		if entry.Type == ktesting.LogError {
-			out = append(out, entry.Message)
-		}
-	}
-	return out
-}
+func (e *env) errorLogs() []string { return testutil.ErrorLogs(e.logs) }
 
 // metric returns the value of a pv_protection metric by its short name.
 func (e *env) metric(t *testing.T, name string) float64 {
 	t.Helper()
-	v, ok := testutil.MetricValue(t, e.registry, "csi_provisioner_pv_protection_"+name)
-	if !ok {
-		t.Fatalf("metric %s not found", name)
-	}
-	return v
+	return testutil.Metric(t, e.registry, "csi_provisioner_pv_protection_"+name)
 }
 
 func hasFinalizer(pv *v1.PersistentVolume) bool { return slices.Contains(pv.Finalizers, Finalizer) }

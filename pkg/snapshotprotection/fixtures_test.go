@@ -2,7 +2,6 @@ package snapshotprotection
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,7 +22,6 @@ import (
 	"k8s.io/component-base/metrics"
 	"k8s.io/utils/ptr"
 
-	"github.com/csi-protect/external-provisioner/internal/reconcile"
 	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/finalizer"
 	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
@@ -41,9 +39,7 @@ type env struct {
 	recorder    *record.FakeRecorder
 	registry    metrics.KubeRegistry
 	ctx         context.Context
-
-	mu     sync.Mutex
-	synced map[cache.ObjectName]int
+	synced      testutil.Syncs[cache.ObjectName]
 }
 
 type setup struct {
@@ -71,7 +67,6 @@ func newEnv(t *testing.T, s setup) *env {
 		readers:     provisionstate.NewReaders(),
 		recorder:    record.NewFakeRecorder(100),
 		registry:    metrics.NewKubeRegistry(),
-		synced:      map[cache.ObjectName]int{},
 	}
 	if s.react != nil {
 		s.react(e.snapClient)
@@ -104,11 +99,7 @@ func newEnv(t *testing.T, s setup) *env {
 		SweepInterval:    s.sweep,
 		EventRecorder:    e.recorder,
 		Metrics:          m,
-		Processed: func(key cache.ObjectName, _ reconcile.Result, _ error) {
-			e.mu.Lock()
-			defer e.mu.Unlock()
-			e.synced[key]++
-		},
+		Processed:        e.synced.Processed,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -134,15 +125,13 @@ func (e *env) run(t *testing.T) {
 
 // syncs is how many syncs of snapshot name have finished.
 func (e *env) syncs(name string) int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.synced[cache.ObjectName{Namespace: namespace, Name: name}]
+	return e.synced.Count(cache.ObjectName{Namespace: namespace, Name: name})
 }
 
 // waitSynced waits until snapshot name was synced more than after times.
 func (e *env) waitSynced(t *testing.T, name string, after int) {
 	t.Helper()
-	testutil.Eventually(t, 5*time.Second, "a sync of snapshot "+name, func() bool { return e.syncs(name) > after })
+	e.synced.Wait(t, 5*time.Second, cache.ObjectName{Namespace: namespace, Name: name}, after+1)
 }
 
 func (e *env) snapshot(t *testing.T, name string) *snapv1.VolumeSnapshot {

@@ -349,7 +349,7 @@ func (c *chaosRun) awaitKillMoment(r int, m killMoment, cl *chaosClaim) {
 		}
 	}
 	timeout := 3*chaosCreateDelay + waitTimeout/2
-	if err := pollQuickly(c.ctx, c.s, timeout, fmt.Sprintf("round %d: %s %s", r, cl.trial.name, m), cond); err != nil {
+	if err := c.s.WaitEvery(c.ctx, killMomentPoll, timeout, fmt.Sprintf("round %d: %s %s", r, cl.trial.name, m), cond); err != nil {
 		c.t.Errorf("%v; killing the sidecar anyway", err)
 	}
 }
@@ -631,31 +631,6 @@ func (res chaosResult) coverage() string {
 		parts = append(parts, fmt.Sprintf("%d %s", res.atKill[p], p))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// pollQuickly is Stack.WaitFor at killMomentPoll, for moments that last
-// only milliseconds.
-func pollQuickly(ctx context.Context, s *framework.Stack, timeout time.Duration, what string, cond func(context.Context) (bool, error)) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	var last error
-	for {
-		ok, err := cond(ctx)
-		if ok {
-			return nil
-		}
-		if err != nil {
-			last = err
-		}
-		if err := s.CheckAlive(); err != nil {
-			return fmt.Errorf("while waiting for %s: %w", what, err)
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("gave up waiting for %s after %s (last: %v)", what, timeout, last)
-		case <-time.After(killMomentPoll):
-		}
-	}
 }
 
 // sleepUntil paces the schedule; it asserts nothing.

@@ -245,7 +245,7 @@ func TestKillDuringUndoDoesNotRecreateTheVolume(t *testing.T) {
 // the wait for the deletion fails.
 func killAfterDeleteVolume(ctx context.Context, s *framework.Stack, timeout time.Duration, name string, giveUp func(context.Context) (bool, error)) (bool, error) {
 	received := false
-	err := pollQuickly(ctx, s, timeout, "the driver to receive DeleteVolume for "+name, func(ctx context.Context) (bool, error) {
+	err := s.WaitEvery(ctx, killMomentPoll, timeout, "the driver to receive DeleteVolume for "+name, func(ctx context.Context) (bool, error) {
 		l, err := readDeleteVolumeLog(s)
 		if err != nil {
 			return false, err
@@ -268,7 +268,7 @@ func killAfterDeleteVolume(ctx context.Context, s *framework.Stack, timeout time
 	if err := s.Sidecar().Signal(syscall.SIGSTOP); err != nil {
 		return false, fmt.Errorf("stop the sidecar during DeleteVolume: %w", err)
 	}
-	err = pollQuickly(ctx, s, timeout, "the driver to delete "+name, func(context.Context) (bool, error) {
+	err = s.WaitEvery(ctx, killMomentPoll, timeout, "the driver to delete "+name, func(context.Context) (bool, error) {
 		l, err := readDeleteVolumeLog(s)
 		if err != nil {
 			return false, err

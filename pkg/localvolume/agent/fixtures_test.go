@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,7 +20,6 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
 
-	"github.com/csi-protect/external-provisioner/internal/reconcile"
 	"github.com/csi-protect/external-provisioner/pkg/apis/local"
 	localv1 "github.com/csi-protect/external-provisioner/pkg/apis/local/v1"
 	localv1alpha1 "github.com/csi-protect/external-provisioner/pkg/apis/local/v1alpha1"
@@ -88,10 +86,8 @@ type env struct {
 	agent    *Agent
 	stop     func()
 
-	// syncs counts the syncs of each key, by every agent of the env, as
-	// the Processed hook reports them.
-	mu    sync.Mutex
-	syncs map[Key]int
+	// syncs are the syncs of each key, by every agent of the env.
+	syncs testutil.Syncs[Key]
 }
 
 func newEnv(t *testing.T, h *host, nodeLabels map[string]string, objs ...runtime.Object) *env {
@@ -107,24 +103,11 @@ func newEnv(t *testing.T, h *host, nodeLabels map[string]string, objs ...runtime
 	testutil.ServerSemantics(&localClient.Fake, localClient.Tracker(), testutil.APIServerOptions{
 		StatusSubresources: []string{localv1.LocalVolumesResource.Resource, localv1alpha1.LocalVolumeSetsResource.Resource},
 	})
-	e := &env{t: t, host: h, client: testutil.NewClientset(node), local: localClient, ctx: ctx, syncs: map[Key]int{}}
+	e := &env{t: t, host: h, client: testutil.NewClientset(node), local: localClient, ctx: ctx}
 	for _, o := range objs {
 		e.setOwner(o)
 	}
 	return e
-}
-
-// processed is the agents' Processed hook.
-func (e *env) processed(key Key, _ reconcile.Result, _ error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.syncs[key]++
-}
-
-func (e *env) syncCount(key Key) int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.syncs[key]
 }
 
 // nextSync waits until a sync of key that started after the call has
@@ -134,14 +117,13 @@ func (e *env) syncCount(key Key) int {
 // the retries of a failing sync, bring key back.
 func (e *env) nextSync(key Key) {
 	e.t.Helper()
-	want := e.syncCount(key) + 2
-	eventually(e.t, "the next sync of "+key.String(), func() bool { return e.syncCount(key) >= want })
+	e.waitSyncs(key, e.syncs.Count(key)+2)
 }
 
 // waitSyncs waits until key has been synced n times in all.
 func (e *env) waitSyncs(key Key, n int) {
 	e.t.Helper()
-	eventually(e.t, "the syncs of "+key.String(), func() bool { return e.syncCount(key) >= n })
+	e.syncs.Wait(e.t, waitTimeout, key, n)
 }
 
 // start runs a new agent over the env's host and API server; the previous
@@ -164,7 +146,7 @@ func (e *env) start() {
 		EventRecorder: e.recorder,
 		Metrics:       e.metrics,
 		RateLimiter:   workqueue.NewTypedItemExponentialFailureRateLimiter[Key](5*time.Millisecond, 50*time.Millisecond),
-		Processed:     e.processed,
+		Processed:     e.syncs.Processed,
 		// Short, so that nextSync does not wait long for a resync.
 		Resync: 50 * time.Millisecond,
 	})
@@ -244,10 +226,13 @@ func (e *env) metric(name string) float64 {
 	return v
 }
 
-// eventually polls cond until it holds or fails the test after 10s.
+// waitTimeout bounds every wait of the agent's tests.
+const waitTimeout = 10 * time.Second
+
+// eventually polls cond until it holds or fails the test after waitTimeout.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	testutil.Eventually(t, 10*time.Second, what, cond)
+	testutil.Eventually(t, waitTimeout, what, cond)
 }
 
 func sha256Prefix(s string) string {

@@ -11,6 +11,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/csi-protect/external-provisioner/internal/reconcile"
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 
 	"github.com/csi-protect/external-provisioner/pkg/apis/local"
 )
@@ -167,7 +168,7 @@ func TestOwnerWithoutVolumesGoesAtOnce(t *testing.T) {
 // A PV the API server has but the cache does not show yet (the node agent
 // created it just before it saw the deletion) keeps the finalizer.
 func TestCompletionWaitsForAPIServer(t *testing.T) {
-	e := newEnv(t, setup{owners: []ownerObject{newOwner(KindLocalVolume, protectedOwner, deletingOwner)}, limiter: instantRetries()})
+	e := newEnv(t, setup{owners: []ownerObject{newOwner(KindLocalVolume, protectedOwner, deletingOwner)}, limiter: testutil.InstantRetries[OwnerKey]()})
 	e.settle(t)
 	late := newPV("late", KindLocalVolume)
 	e.kube.PrependReactor("list", "persistentvolumes", func(k8stesting.Action) (bool, runtime.Object, error) {
@@ -177,7 +178,7 @@ func TestCompletionWaitsForAPIServer(t *testing.T) {
 	// Step the loop: the handlers may have queued the owner already.
 	e.ctrl.loop.Add(key)
 	e.ctrl.loop.ProcessNext(e.ctx)
-	if got := e.syncsOf(key); len(got) != 1 || !errors.Is(got[0], errCacheBehind) || !errors.Is(got[0], reconcile.ErrRetry) {
+	if got := e.syncs.Of(key); len(got) != 1 || !errors.Is(got[0], errCacheBehind) || !errors.Is(got[0], reconcile.ErrRetry) {
 		t.Fatalf("syncs = %v, want one failing with %v", got, errCacheBehind)
 	}
 	if !hasOwnerFinalizer(e.owner(t, KindLocalVolume)) {

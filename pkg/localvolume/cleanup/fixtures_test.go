@@ -3,9 +3,7 @@ package cleanup
 import (
 	"context"
 	"maps"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,7 +21,6 @@ import (
 	"k8s.io/klog/v2/ktesting"
 	testingclock "k8s.io/utils/clock/testing"
 
-	"github.com/csi-protect/external-provisioner/internal/reconcile"
 	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/apis/local"
 	localv1alpha1 "github.com/csi-protect/external-provisioner/pkg/apis/local/v1alpha1"
@@ -98,10 +95,8 @@ type env struct {
 	factory  informers.SharedInformerFactory
 	watches  *watchLog
 
-	// syncs are the outcomes of the loop's syncs, by owner, as the
-	// Processed hook reports them.
-	mu    sync.Mutex
-	syncs map[OwnerKey][]error
+	// syncs are the outcomes of the loop's syncs, by owner.
+	syncs testutil.Syncs[OwnerKey]
 }
 
 func newEnv(t *testing.T, s setup) *env {
@@ -115,7 +110,6 @@ func newEnv(t *testing.T, s setup) *env {
 		clock:   testingclock.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)),
 		ctx:     ctx,
 		watches: &watchLog{},
-		syncs:   map[OwnerKey][]error{},
 	}
 	var objects []runtime.Object
 	for _, pv := range s.volumes {
@@ -144,7 +138,7 @@ func newEnv(t *testing.T, s setup) *env {
 		EventRecorder:  e.events,
 		Metrics:        m,
 		RateLimiter:    s.limiter,
-		Processed:      e.processed,
+		Processed:      e.syncs.Processed,
 		Clock:          e.clock,
 		NodeGoneGrace:  s.grace,
 	}
@@ -179,26 +173,6 @@ func newEnv(t *testing.T, s setup) *env {
 	})
 	e.logs = logger.GetSink().(ktesting.Underlier).GetBuffer()
 	return e
-}
-
-// processed is the loop's Processed hook.
-func (e *env) processed(key OwnerKey, _ reconcile.Result, err error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.syncs[key] = append(e.syncs[key], err)
-}
-
-// syncsOf are the outcomes of the loop's syncs of key so far.
-func (e *env) syncsOf(key OwnerKey) []error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return slices.Clone(e.syncs[key])
-}
-
-// waitSyncs waits until the loop has synced key n times in all.
-func (e *env) waitSyncs(t *testing.T, key OwnerKey, n int) {
-	t.Helper()
-	eventually(t, "the syncs of "+key.String(), func() bool { return len(e.syncsOf(key)) >= n })
 }
 
 // countedOwner is o as the controller leaves a LocalVolumeSet at rest:
@@ -300,15 +274,7 @@ func (e *env) mustSync(t *testing.T, key OwnerKey) time.Duration {
 }
 
 // errorLogs returns the error-level log entries written so far.
-func (e *env) errorLogs() []string {
-	var out []string
-	for _, entry := range e.logs.Data() {
-		if entry.Type == ktesting.LogError {
-			out = append(out, entry.Message)
-		}
-	}
-	return out
-}
+func (e *env) errorLogs() []string { return testutil.ErrorLogs(e.logs) }
 
 // metric returns the value of a local_volume_cleanup metric by its short
 // name, and fails the test if there is no such metric.
@@ -335,10 +301,4 @@ func mentions(t *testing.T, text string, parts ...string) {
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	testutil.Eventually(t, 5*time.Second, what, cond)
-}
-
-// instantRetries retries at once, so a test stepping the loop finds a
-// retried key back in the queue without waiting.
-func instantRetries() workqueue.TypedRateLimiter[OwnerKey] {
-	return workqueue.NewTypedItemExponentialFailureRateLimiter[OwnerKey](0, 0)
 }

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/apis/local"
 )
 
@@ -75,7 +76,7 @@ func TestClaimBindingDuringDeleteWins(t *testing.T) {
 			owners:  []ownerObject{newOwner(kind, protectedOwner, deletingOwner)},
 			volumes: []*corev1.PersistentVolume{newPV("pv", kind)},
 			nodes:   []*corev1.Node{newNode(testNode)},
-			limiter: instantRetries(),
+			limiter: testutil.InstantRetries[OwnerKey](),
 		})
 		e.settle(t)
 		// The binder binds the PV just before the delete reaches the API
@@ -97,7 +98,7 @@ func TestClaimBindingDuringDeleteWins(t *testing.T) {
 		// Step the loop: the handlers may have queued the owner already.
 		e.ctrl.loop.Add(key)
 		e.ctrl.loop.ProcessNext(e.ctx)
-		if got := e.syncsOf(key); len(got) != 1 || !apierrors.IsConflict(got[0]) {
+		if got := e.syncs.Of(key); len(got) != 1 || !apierrors.IsConflict(got[0]) {
 			t.Fatalf("syncs = %v, want one ending in a conflict", got)
 		}
 		if got := e.ctrl.loop.Len(); got != 1 {
@@ -117,7 +118,7 @@ func TestClaimBindingDuringDeleteWins(t *testing.T) {
 		// The retry, on the cache that now shows the binding.
 		e.settle(t)
 		e.ctrl.loop.ProcessNext(e.ctx)
-		if got := e.syncsOf(key); len(got) != 2 || got[1] != nil {
+		if got := e.syncs.Of(key); len(got) != 2 || got[1] != nil {
 			t.Fatalf("syncs = %v, want the retry to succeed", got)
 		}
 		if got := len(e.deletes()); got != 1 {

@@ -76,7 +76,7 @@ func TestRunDeletesOwner(t *testing.T) {
 
 		// Only the sync that added it could have deleted the PV: nothing
 		// else queues an owner that is not being deleted.
-		e.waitSyncs(t, keyOf(kind), 1)
+		e.syncs.Wait(t, 5*time.Second, keyOf(kind), 1)
 		if d := e.deletes(); len(d) != 0 {
 			t.Fatalf("deletes = %v before the owner's deletion", d)
 		}
@@ -121,7 +121,7 @@ func TestRunLetsGoOfDeletedNode(t *testing.T) {
 	})
 	e.run(t)
 	// The first sync sees the node present.
-	e.waitSyncs(t, keyOf(KindLocalVolumeSet), 1)
+	e.syncs.Wait(t, 5*time.Second, keyOf(KindLocalVolumeSet), 1)
 	if w := e.writes(); len(w) != 0 {
 		t.Fatalf("writes = %v while the node is there", w)
 	}

@@ -13,6 +13,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil/poll"
 )
 
 // ClusterOptions configures StartCluster. The zero value is usable once the
@@ -296,14 +298,8 @@ func (c *Cluster) stop() error {
 // processes have exited by then, so this only covers the kernel finishing
 // the close.
 func waitPortFree(port int, timeout time.Duration) bool {
-	deadline := time.Now().Add(timeout)
-	for {
-		if portFree(port) {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	free := func(context.Context) (bool, error) { return portFree(port), nil }
+	return poll.Until(ctx, 100*time.Millisecond, free, nil) == nil
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil/poll"
 )
 
 // WaitFor calls cond every pollInterval until it returns true, a component of
@@ -15,37 +17,34 @@ import (
 // wait that never ends, so that is checked on every round and reported
 // first.
 func (s *Stack) WaitFor(ctx context.Context, timeout time.Duration, what string, cond func(context.Context) (bool, error)) error {
+	return s.WaitEvery(ctx, pollInterval, timeout, what, cond)
+}
+
+// WaitEvery is WaitFor calling cond every interval, for moments that last
+// only milliseconds.
+func (s *Stack) WaitEvery(ctx context.Context, interval, timeout time.Duration, what string, cond func(context.Context) (bool, error)) error {
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()
-	var last error
-	for {
-		ok, err := cond(ctx)
-		if ok {
-			s.logger.V(2).Info("Waited", "for", what, "duration", time.Since(start).Round(time.Millisecond))
-			return nil
-		}
-		if err != nil {
-			last = err
-		}
-		if err := s.CheckAlive(); err != nil {
-			return fmt.Errorf("while waiting for %s: %w", what, err)
-		}
-		select {
-		case <-ctx.Done():
-			// Say which limit ended the wait: this one, or the caller's.
-			msg := fmt.Sprintf("gave up waiting for %s after %s", what, timeout)
-			if parent.Err() != nil {
-				msg = fmt.Sprintf("stopped waiting for %s: %v", what, context.Cause(parent))
-			}
-			if last != nil {
-				msg += fmt.Sprintf(" (last: %v)", last)
-			}
-			return errors.New(msg)
-		case <-time.After(pollInterval):
-		}
+	err := poll.Until(ctx, interval, cond, s.CheckAlive)
+	var expired *poll.Expired
+	switch {
+	case err == nil:
+		s.logger.V(2).Info("Waited", "for", what, "duration", time.Since(start).Round(time.Millisecond))
+		return nil
+	case !errors.As(err, &expired):
+		return fmt.Errorf("while waiting for %s: %w", what, err)
 	}
+	// Say which limit ended the wait: this one, or the caller's.
+	msg := fmt.Sprintf("gave up waiting for %s after %s", what, timeout)
+	if parent.Err() != nil {
+		msg = fmt.Sprintf("stopped waiting for %s: %v", what, context.Cause(parent))
+	}
+	if expired.Last != nil {
+		msg += fmt.Sprintf(" (last: %v)", expired.Last)
+	}
+	return errors.New(msg)
 }
 
 // LogFiles returns the log of every component: sidecars, driver,

@@ -10,6 +10,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil/poll"
 )
 
 // pollInterval is how often start-up and state checks are retried. Short,
@@ -19,38 +21,33 @@ const pollInterval = 200 * time.Millisecond
 // waitUntil calls check every pollInterval until it returns true, the process
 // (if any) exits, or ctx ends. An error from check only means "not yet"; the
 // last one is reported if the wait fails. what names the condition in errors.
-func waitUntil(ctx context.Context, what string, proc *Process, check func(context.Context) (bool, error)) error {
-	var last error
-	for {
-		ok, err := check(ctx)
-		if ok {
-			return nil
-		}
-		if err != nil {
-			last = err
-		}
-		if proc != nil {
-			if exited, exitErr := proc.Exited(); exited {
+func waitUntil(ctx context.Context, what string, proc *Process, check poll.Cond) error {
+	var exited func() error
+	if proc != nil {
+		exited = func() error {
+			if done, exitErr := proc.Exited(); done {
 				return fmt.Errorf("%s exited (%s) before %s%s", proc.Name(), exitString(exitErr), what, logTail(proc.LogFile(), 20))
 			}
-		}
-		select {
-		case <-ctx.Done():
-			msg := fmt.Sprintf("timed out waiting for %s", what)
-			if errors.Is(ctx.Err(), context.Canceled) {
-				msg = fmt.Sprintf("canceled while waiting for %s", what)
-			}
-			if last != nil {
-				msg += fmt.Sprintf(" (last error: %v)", last)
-			}
-			tail := ""
-			if proc != nil {
-				tail = logTail(proc.LogFile(), 20)
-			}
-			return fmt.Errorf("%s: %w%s", msg, context.Cause(ctx), tail)
-		case <-time.After(pollInterval):
+			return nil
 		}
 	}
+	err := poll.Until(ctx, pollInterval, check, exited)
+	var expired *poll.Expired
+	if !errors.As(err, &expired) {
+		return err
+	}
+	msg := fmt.Sprintf("timed out waiting for %s", what)
+	if errors.Is(ctx.Err(), context.Canceled) {
+		msg = fmt.Sprintf("canceled while waiting for %s", what)
+	}
+	if expired.Last != nil {
+		msg += fmt.Sprintf(" (last error: %v)", expired.Last)
+	}
+	tail := ""
+	if proc != nil {
+		tail = logTail(proc.LogFile(), 20)
+	}
+	return fmt.Errorf("%s: %w%s", msg, expired.Cause, tail)
 }
 
 // httpOK returns a check that GETs url with client and succeeds on status 200

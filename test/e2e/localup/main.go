@@ -27,6 +27,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 
+	"github.com/csi-protect/external-provisioner/internal/testutil/poll"
 	"github.com/csi-protect/external-provisioner/test/e2e/framework"
 )
 
@@ -199,16 +200,11 @@ Logs:
 // waitForEnd returns nil on Ctrl-C or SIGTERM, and an error if a component
 // exits on its own first: the stack would no longer be what was printed.
 func waitForEnd(ctx context.Context, s *framework.Stack) error {
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-tick.C:
-			if err := s.CheckAlive(); err != nil {
-				return errors.Join(errors.New("a component exited; stopping the rest"), err)
-			}
-		}
+	// Nothing to wait for but the end: only a dead component ends it early.
+	never := func(context.Context) (bool, error) { return false, nil }
+	err := poll.Until(ctx, time.Second, never, s.CheckAlive)
+	if errors.As(err, new(*poll.Expired)) {
+		return nil
 	}
+	return errors.Join(errors.New("a component exited; stopping the rest"), err)
 }
