@@ -3,8 +3,6 @@ package bench
 import (
 	"context"
 	"debug/buildinfo"
-	"fmt"
-	"math"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -30,40 +28,6 @@ func Baseline(path string) Variant {
 	return Variant{Name: BaselineName, Binary: path, RBACManifest: UpstreamRBACManifest, Version: binaryVersion(path)}
 }
 
-// IsBaseline tells the baseline from this repository's variants.
-func (v Variant) IsBaseline() bool { return v.Name == BaselineName }
-
-// Label names the variant in plot legends: the baseline with its binary's
-// name, so that the plot says what ran.
-func (v Variant) Label() string {
-	if v.IsBaseline() && v.Binary != "" {
-		return fmt.Sprintf("%s (upstream %s)", v.Name, filepath.Base(v.Binary))
-	}
-	return v.Name
-}
-
-// describe is how a report's setup names the variant's sidecar: its flags,
-// or for the baseline its binary, version and RBAC.
-func (v Variant) describe() string {
-	if !v.IsBaseline() {
-		return fmt.Sprintf("%s `%s`", v.Name, strings.Join(v.Args, " "))
-	}
-	d := v.Name + ": " + v.upstream()
-	if len(v.Args) > 0 {
-		d += fmt.Sprintf(" `%s`", strings.Join(v.Args, " "))
-	}
-	return d
-}
-
-// upstream names the baseline's binary and its version.
-func (v Variant) upstream() string {
-	d := fmt.Sprintf("upstream `%s`", v.Binary)
-	if v.Version != "" {
-		d += fmt.Sprintf(" (`--version`: %s)", v.Version)
-	}
-	return d
-}
-
 // binaryVersion runs `path --version` and reads the Go version from the
 // binary. Upstream prints its own path and the version its Makefile stamps
 // ("unknown" when built with a plain go build); the path is cut to its
@@ -85,21 +49,4 @@ func binaryVersion(path string) string {
 		parts = append(parts, "built with "+info.GoVersion)
 	}
 	return strings.Join(parts, ", ")
-}
-
-// ratioValue is a ratio for results.json: nil when either figure is
-// missing, since JSON has no NaN.
-func ratioValue(q float64) *float64 {
-	if math.IsNaN(q) || math.IsInf(q, 0) {
-		return nil
-	}
-	return &q
-}
-
-// fmtRatio writes a ratio to the baseline, "–" when it cannot be computed.
-func fmtRatio(q float64) string {
-	if math.IsNaN(q) || math.IsInf(q, 0) {
-		return "–"
-	}
-	return fmt.Sprintf("%.2f×", q)
 }

@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/csi-protect/external-provisioner/test/e2e/framework"
 )
@@ -33,17 +32,17 @@ type Environment struct {
 	Dirty        bool   `json:"dirty"`
 }
 
-// gatherEnvironment reads the machine from /proc and the versions from the
-// binaries and the repository. What cannot be read is reported as unknown
+// GatherEnvironment reads the machine from /proc and the versions from the
+// binaries (of binDir and controlPlaneDir, empty for the framework's
+// defaults) and the repository. What cannot be read is reported as unknown
 // rather than failing the benchmark.
-func gatherEnvironment(ctx context.Context, opts Options) (Environment, error) {
+func GatherEnvironment(ctx context.Context, binDir, controlPlaneDir string) (Environment, error) {
 	env := Environment{Cores: runtime.NumCPU(), GoBench: runtime.Version()}
 	env.CPUModel, env.Cores = cpuInfo(env.Cores)
 	env.MemoryMiB = memTotalMiB()
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
 		env.Kernel = strings.TrimSpace(string(b))
 	}
-	binDir := opts.BinDir
 	if binDir == "" {
 		var err error
 		if binDir, err = framework.DefaultBinDir(); err != nil {
@@ -57,7 +56,7 @@ func gatherEnvironment(ctx context.Context, opts Options) (Environment, error) {
 	if out, err := exec.CommandContext(ctx, sidecar, "--version").CombinedOutput(); err == nil {
 		env.Sidecar = strings.TrimSpace(string(out))
 	}
-	env.ControlDir = opts.ControlPlaneDir
+	env.ControlDir = controlPlaneDir
 	if env.ControlDir == "" {
 		var err error
 		if env.ControlDir, err = framework.DefaultControlPlaneDir(); err != nil {
@@ -127,13 +126,14 @@ func memTotalMiB() int64 {
 	return 0
 }
 
-// kubernetesVersion picks "kubernetes=v1.x.y" out of the control plane
+// KubernetesVersion picks "kubernetes=v1.x.y" out of the control plane
 // stamp.
-func (e Environment) kubernetesVersion() string {
+func (e Environment) KubernetesVersion() string {
 	return stampField(e.ControlPlane, "kubernetes")
 }
 
-func (e Environment) etcdVersion() string {
+// EtcdVersion picks etcd's version out of the control plane stamp.
+func (e Environment) EtcdVersion() string {
 	return stampField(e.ControlPlane, "etcd")
 }
 
@@ -146,12 +146,13 @@ func stampField(stamp, key string) string {
 	return "unknown"
 }
 
-func (e Environment) machine() string {
+// Machine describes the cores, memory and kernel.
+func (e Environment) Machine() string {
 	return fmt.Sprintf("%d cores (%s), %.1f GiB memory, Linux %s", e.Cores, e.CPUModel, float64(e.MemoryMiB)/1024, e.Kernel)
 }
 
-// commit names the commit the binaries were built from, for the reports.
-func (e Environment) commit() string {
+// Built names the commit the binaries were built from, for the reports.
+func (e Environment) Built() string {
 	c := e.Commit
 	if c == "" {
 		c = "unknown"
@@ -162,24 +163,11 @@ func (e Environment) commit() string {
 	return c
 }
 
-// writeProvenance writes the report lines of what ran where: the commit,
+// WriteProvenance writes the report lines of what ran where: the commit,
 // the machine and the versions.
-func (e Environment) writeProvenance(b *strings.Builder) {
-	fmt.Fprintf(b, "- Commit: %s; csi-provisioner `%s`\n", e.commit(), e.Sidecar)
-	fmt.Fprintf(b, "- Machine: %s\n", e.machine())
+func (e Environment) WriteProvenance(b *strings.Builder) {
+	fmt.Fprintf(b, "- Commit: %s; csi-provisioner `%s`\n", e.Built(), e.Sidecar)
+	fmt.Fprintf(b, "- Machine: %s\n", e.Machine())
 	fmt.Fprintf(b, "- Go: %s (benchmark), %s (csi-provisioner); Kubernetes %s (kube-apiserver, kube-controller-manager), etcd %s, built by `make e2e-tools`\n",
-		e.GoBench, e.GoSidecar, e.kubernetesVersion(), e.etcdVersion())
-}
-
-// ranLine says how and when a benchmark ran, for a report's first line.
-func ranLine(how Invocation, quick bool, started time.Time, took time.Duration) string {
-	mode := "full mode"
-	if quick {
-		mode = "quick mode (BENCH_QUICK=1): a check that every part works, not figures to quote"
-	}
-	ran := "`" + how.Program + "`"
-	if how.Command != "" {
-		ran = fmt.Sprintf("`%s` (which ran `%s`)", how.Command, how.Program)
-	}
-	return fmt.Sprintf("%s, %s, started %s, took %s.\n\n", ran, mode, started.UTC().Format("2006-01-02 15:04 UTC"), took.Round(time.Second))
+		e.GoBench, e.GoSidecar, e.KubernetesVersion(), e.EtcdVersion())
 }

@@ -1,19 +1,16 @@
 package soak
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/csi-protect/external-provisioner/test/bench"
+	"github.com/csi-protect/external-provisioner/test/bench/internal/measure"
 	"github.com/csi-protect/external-provisioner/test/e2e/framework"
 )
 
@@ -42,7 +39,7 @@ type Account struct {
 	// OrphanedMax is the orphan audit's highest report during the run.
 	OrphanedMax float64 `json:"orphanedMax"`
 	// Events is how the sidecars' events reached kube-apiserver.
-	Events EventWrites `json:"events"`
+	Events measure.EventWrites `json:"events"`
 }
 
 // CodeCount is how often kube-apiserver answered with one code, and to
@@ -149,16 +146,16 @@ func runLogs(outDir string, s *framework.Stack, reps []*replica) (RunLogs, error
 // answers, the events written and the watches that expired.
 func (a *Account) readLogs(outDir string, l RunLogs) error {
 	responses := responseTally{user: l.SidecarUser}
-	events := eventWriteTally{user: l.SidecarUser}
+	events := measure.NewEventWriteTally(l.SidecarUser)
 	if err := scanAudit(filepath.Join(outDir, l.AuditLog), func(ev *framework.AuditEvent) {
 		responses.observe(ev)
-		events.observe(ev)
+		events.Observe(ev)
 	}); err != nil {
 		return err
 	}
-	a.Responses, a.Events, a.WatchExpired = responses.result(), events.result(), 0
+	a.Responses, a.Events, a.WatchExpired = responses.result(), events.Result(), 0
 	for _, log := range l.SidecarLogs {
-		counts, err := countLines(filepath.Join(outDir, log), isWatchExpired, bench.RecordsEvent)
+		counts, err := measure.CountLines(filepath.Join(outDir, log), isWatchExpired, measure.RecordsEvent)
 		if err != nil {
 			return err
 		}
@@ -168,27 +165,14 @@ func (a *Account) readLogs(outDir string, l RunLogs) error {
 	return nil
 }
 
-// scanAudit hands each event of kube-apiserver's audit log to observe, read
-// as a stream: the log of a long run is large.
+// scanAudit hands each ResponseComplete event of kube-apiserver's audit
+// log to observe: a request counts once, when it has its answer.
 func scanAudit(auditLog string, observe func(*framework.AuditEvent)) error {
-	f, err := os.Open(auditLog)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
-	for sc.Scan() {
-		var ev framework.AuditEvent
-		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-			// The last line of a killed kube-apiserver may be cut short.
-			continue
-		}
+	return measure.ScanAudit(auditLog, func(ev *framework.AuditEvent) {
 		if ev.Stage == framework.AuditStageResponseComplete {
-			observe(&ev)
+			observe(ev)
 		}
-	}
-	return sc.Err()
+	})
 }
 
 // responseTally counts kube-apiserver's answers to user by code, with the
@@ -247,27 +231,6 @@ func topRequests(m map[string]int, n int) string {
 		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// countLines counts, in one pass over a log, the lines each of matches
-// picks.
-func countLines(logFile string, matches ...func(line []byte) bool) ([]int, error) {
-	f, err := os.Open(logFile)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	counts := make([]int, len(matches))
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
-	for sc.Scan() {
-		for i, match := range matches {
-			if match(sc.Bytes()) {
-				counts[i]++
-			}
-		}
-	}
-	return counts, sc.Err()
 }
 
 // isWatchExpired picks client-go's "Watch closed" line for an expired

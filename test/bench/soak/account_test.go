@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/csi-protect/external-provisioner/test/bench/internal/measure"
 	"github.com/csi-protect/external-provisioner/test/e2e/framework"
 )
 
@@ -56,7 +57,7 @@ func countLogLines(t *testing.T, log string, match func([]byte) bool) int {
 	if err := os.WriteFile(path, []byte(log), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	counts, err := countLines(path, match)
+	counts, err := measure.CountLines(path, match)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -21,21 +22,19 @@ const apiRetryBudget = 3 * time.Minute
 // retryAPI calls fn until it reports done, retrying every second on
 // errors (kube-apiserver restarting), for at most apiRetryBudget.
 func retryAPI(ctx context.Context, what string, fn func(context.Context) (bool, error)) error {
-	deadline := time.Now().Add(apiRetryBudget)
-	for {
+	var last error
+	err := wait.PollUntilContextTimeout(ctx, time.Second, apiRetryBudget, true, func(ctx context.Context) (bool, error) {
 		done, err := fn(ctx)
-		if done {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s: gave up after %s: %w", what, apiRetryBudget, err)
-		}
-		select {
-		case <-ctx.Done():
-			return errors.Join(ctx.Err(), err)
-		case <-time.After(time.Second):
-		}
+		last = err
+		return done, nil
+	})
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return errors.Join(ctx.Err(), last)
 	}
+	return fmt.Errorf("%s: gave up after %s: %w", what, apiRetryBudget, last)
 }
 
 func createStorageClass(ctx context.Context, client kubernetes.Interface, provisioner string) error {
@@ -98,17 +97,9 @@ func deleteClaim(ctx context.Context, client kubernetes.Interface, name string) 
 // which.
 func waitBound(ctx context.Context, client kubernetes.Interface, name string, timeout time.Duration) bool {
 	claims := client.CoreV1().PersistentVolumeClaims(namespace)
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
+	err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
 		pvc, err := claims.Get(ctx, name, metav1.GetOptions{})
-		if err == nil && pvc.Status.Phase == corev1.ClaimBound {
-			return true
-		}
-		select {
-		case <-ctx.Done():
-			return false
-		case <-time.After(500 * time.Millisecond):
-		}
-	}
-	return false
+		return err == nil && pvc.Status.Phase == corev1.ClaimBound, nil
+	})
+	return err == nil
 }

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/klog/v2"
 
 	"github.com/csi-protect/external-provisioner/test/e2e/framework"
@@ -157,16 +158,17 @@ func (in *injector) cutOffLeader(ctx context.Context) (string, error) {
 // waitBack waits until the supervisor has restarted the replica that ran
 // as pid and the new process serves its metrics.
 func waitBack(ctx context.Context, r *replica, pid int) error {
-	deadline := time.Now().Add(time.Minute)
-	for time.Now().Before(deadline) {
-		if exited, _ := r.proc.Exited(); !exited && r.proc.Pid() != pid {
-			if _, err := scrape(ctx, r); err == nil {
-				return nil
-			}
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		if exited, _ := r.proc.Exited(); exited || r.proc.Pid() == pid {
+			return false, nil
 		}
-		time.Sleep(200 * time.Millisecond)
+		_, err := scrape(ctx, r)
+		return err == nil, nil
+	})
+	if err != nil {
+		return fmt.Errorf("%s not back a minute after pid %d ended", r.proc.Name(), pid)
 	}
-	return fmt.Errorf("%s not back a minute after pid %d ended", r.proc.Name(), pid)
+	return nil
 }
 
 // compact compacts etcd at its head revision and then drops the sidecars'
@@ -194,17 +196,14 @@ func (in *injector) compact(ctx context.Context) (string, error) {
 
 // waitAPIServerReady polls /readyz with the admin client.
 func waitAPIServerReady(ctx context.Context, s *framework.Stack) error {
-	ctx, cancel := context.WithTimeout(ctx, apiserverReadyWithin)
-	defer cancel()
-	for {
-		body, err := s.Client().Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
-		if err == nil && string(body) == "ok" {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return errors.Join(fmt.Errorf("kube-apiserver not ready within %s", apiserverReadyWithin), err)
-		case <-time.After(500 * time.Millisecond):
-		}
+	var last error
+	err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, apiserverReadyWithin, true, func(ctx context.Context) (bool, error) {
+		var body []byte
+		body, last = s.Client().Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
+		return last == nil && string(body) == "ok", nil
+	})
+	if err != nil {
+		return errors.Join(fmt.Errorf("kube-apiserver not ready within %s", apiserverReadyWithin), last)
 	}
+	return nil
 }

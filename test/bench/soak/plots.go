@@ -3,40 +3,34 @@ package soak
 import (
 	"fmt"
 	"image/color"
-	"path/filepath"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/csi-protect/external-provisioner/test/bench/internal/measure"
 )
 
-// Plot is a PNG the report shows.
-type Plot struct {
-	File  string
-	Title string
-}
-
-const (
-	plotWidth  = 9 * vg.Inch
-	plotHeight = 4 * vg.Inch
-)
+// plotSize is wider and lower than the benchmark's plots: the x axis is
+// the whole run.
+var plotSize = measure.Size{Width: 9 * vg.Inch, Height: 4 * vg.Inch}
 
 var faultColor = color.Gray{Y: 190}
 
 // drawPlots draws the replicas' RSS and goroutines and the claims and
 // volumes over the run, each with the faults as grey lines.
-func drawPlots(res *Result, dir string) ([]Plot, error) {
+func drawPlots(res *Result, dir string) ([]measure.Plot, error) {
 	type figure struct {
 		file, title, y string
 		draw           func(*plot.Plot) error
 	}
 	figures := []figure{
 		{"rss.png", "csi-provisioner resident memory (a gap is a restart)", "MiB", func(p *plot.Plot) error {
-			return addReplicaLines(p, res.Samples, func(r ReplicaSample) float64 { return float64(r.RSSBytes) / (1 << 20) })
+			return addReplicaLines(p, res.Samples, func(r ReplicaSample) float64 { return measure.MiB(r.RSSBytes) })
 		}},
 		{"heap.png", "csi-provisioner Go heap in use (a gap is a restart)", "MiB", func(p *plot.Plot) error {
-			return addReplicaLines(p, res.Samples, func(r ReplicaSample) float64 { return r.HeapInuse / (1 << 20) })
+			return addReplicaLines(p, res.Samples, func(r ReplicaSample) float64 { return measure.MiB(r.HeapInuse) })
 		}},
 		{"goroutines.png", "csi-provisioner goroutines (a gap is a restart)", "goroutines", func(p *plot.Plot) error {
 			return addReplicaLines(p, res.Samples, func(r ReplicaSample) float64 { return r.Goroutines })
@@ -45,7 +39,7 @@ func drawPlots(res *Result, dir string) ([]Plot, error) {
 			return addRunLines(p, res.Samples)
 		}},
 	}
-	var out []Plot
+	var out []measure.Plot
 	for _, f := range figures {
 		p := plot.New()
 		p.Title.Text = f.title + "; grey: a fault"
@@ -59,10 +53,11 @@ func drawPlots(res *Result, dir string) ([]Plot, error) {
 		if err := addFaultLines(p, res.Faults); err != nil {
 			return nil, err
 		}
-		if err := p.Save(plotWidth, plotHeight, filepath.Join(dir, f.file)); err != nil {
-			return nil, fmt.Errorf("save %s: %w", f.file, err)
+		saved, err := measure.SavePlot(p, plotSize, dir, f.file, f.title)
+		if err != nil {
+			return nil, err
 		}
-		out = append(out, Plot{File: f.file, Title: f.title})
+		out = append(out, saved)
 	}
 	return out, nil
 }

@@ -5,8 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/csi-protect/external-provisioner/test/bench"
-	"github.com/csi-protect/external-provisioner/test/e2e/framework"
+	"github.com/csi-protect/external-provisioner/test/bench/internal/measure"
 )
 
 // scrapeTimeout bounds one metrics read: a replica being restarted does
@@ -38,46 +37,45 @@ func sampleReplica(ctx context.Context, r *replica) ReplicaSample {
 		return ReplicaSample{}
 	}
 	pid := r.proc.Pid()
-	rss, err := bench.ResidentBytes(pid)
+	rss, err := measure.ResidentBytes(pid)
 	if err != nil {
 		return ReplicaSample{Pid: pid}
 	}
-	text, err := scrape(ctx, r)
+	m, err := scrape(ctx, r)
 	if err != nil {
 		return ReplicaSample{Pid: pid, RSSBytes: rss}
 	}
 	s := ReplicaSample{Pid: pid, Up: true, RSSBytes: rss}
-	s.Goroutines, _ = framework.MetricSum(text, "go_goroutines")
-	s.HeapInuse, _ = framework.MetricSum(text, "go_memstats_heap_inuse_bytes")
-	leading, _ := framework.MetricSum(text, "leader_election_master_status")
-	s.Leader = leading > 0
-	s.Orphaned, _ = framework.MetricSum(text, "csi_provisioner_orphan_audit_orphaned_volumes")
+	s.Goroutines, _ = m.Sum("go_goroutines", nil)
+	s.HeapInuse, _ = m.Sum("go_memstats_heap_inuse_bytes", nil)
+	s.Leader = leading(m)
+	s.Orphaned, _ = m.Sum("csi_provisioner_orphan_audit_orphaned_volumes", nil)
 	return s
 }
 
 // liveHeap reads the heap allocated, right after the GC of a heap profile.
 func liveHeap(ctx context.Context, r *replica) float64 {
-	text, err := scrape(ctx, r)
+	m, err := scrape(ctx, r)
 	if err != nil {
 		return 0
 	}
-	v, _ := framework.MetricSum(text, "go_memstats_heap_alloc_bytes")
+	v, _ := m.Sum("go_memstats_heap_alloc_bytes", nil)
 	return v
 }
 
 func isLeader(ctx context.Context, r *replica) bool {
-	text, err := scrape(ctx, r)
-	if err != nil {
-		return false
-	}
-	leading, err := framework.MetricSum(text, "leader_election_master_status")
-	return err == nil && leading > 0
+	m, err := scrape(ctx, r)
+	return err == nil && leading(m)
 }
 
-func scrape(ctx context.Context, r *replica) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, scrapeTimeout)
-	defer cancel()
-	return framework.Scrape(ctx, r.metricsURL)
+// leading tells whether the replica's leader election gauge says it leads.
+func leading(m measure.Metrics) bool {
+	v, err := m.Sum("leader_election_master_status", nil)
+	return err == nil && v > 0
+}
+
+func scrape(ctx context.Context, r *replica) (measure.Metrics, error) {
+	return measure.Scrape(ctx, r.metricsURL, scrapeTimeout)
 }
 
 // saveHeapProfile saves the replica's heap profile, taken after a GC, for
@@ -85,5 +83,5 @@ func scrape(ctx context.Context, r *replica) ([]byte, error) {
 func saveHeapProfile(ctx context.Context, r *replica, path string) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	return bench.SaveHeapProfile(ctx, strings.TrimSuffix(r.metricsURL, "/metrics")+"/debug/pprof/heap?gc=1", path)
+	return measure.SaveHeapProfile(ctx, strings.TrimSuffix(r.metricsURL, "/metrics")+"/debug/pprof/heap?gc=1", path)
 }

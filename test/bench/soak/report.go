@@ -3,11 +3,14 @@ package soak
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/csi-protect/external-provisioner/test/bench/internal/measure"
 )
 
 // WriteReport writes report.md, its plots and result.json (everything the
@@ -49,7 +52,7 @@ func RewriteReport(dir string) (*Result, error) {
 	return &res, WriteReport(&res, dir)
 }
 
-func reportMarkdown(res *Result, plots []Plot, all []Phase, growth []PhaseGrowth) string {
+func reportMarkdown(res *Result, plots []measure.Plot, all []Phase, growth []PhaseGrowth) string {
 	var b strings.Builder
 	o, a := res.Options, res.Account
 	fmt.Fprintf(&b, "# Soak report\n\n")
@@ -159,7 +162,7 @@ func writeFaults(b *strings.Builder, res *Result) {
 	b.WriteString("\n")
 }
 
-func writeMemory(b *strings.Builder, res *Result, plots []Plot, all []Phase, growth []PhaseGrowth) {
+func writeMemory(b *strings.Builder, res *Result, plots []measure.Plot, all []Phase, growth []PhaseGrowth) {
 	fmt.Fprintf(b, "## Memory and goroutines\n\nEach replica's process in one role (leader or standby) between two changes, sampled every %s; the trend is a least-squares fit over the samples after the phase's first %s. The Go heap in use also counts garbage not yet collected; RSS adds the runtime's slack. Every %s each replica's heap profile is saved in `profiles/` (`go tool pprof -top -diff_base=<earlier> <later>`) after a forced GC, and the heap allocated right after it is the live heap: what the process keeps, without garbage.\n\n", res.Options.SampleInterval, warmUp, profileEvery)
 	fmt.Fprintf(b, "| replica | pid | role | from | to | RSS (MiB) first → last | RSS trend (MiB/h) | heap in use (MiB) first → last | heap trend (MiB/h) | live heap after GC (MiB), each reading | goroutines first → last | goroutine trend (/h) |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, p := range all {
@@ -167,7 +170,7 @@ func writeMemory(b *strings.Builder, res *Result, plots []Plot, all []Phase, gro
 			continue
 		}
 		fmt.Fprintf(b, "| %d | %d | %s | %s | %s | %.1f → %.1f | %+.1f | %.1f → %.1f | %+.1f | %s | %.0f → %.0f | %+.1f |\n", p.Replica, p.Pid, role(p.Leader), p.From.Round(time.Second), p.To.Round(time.Second),
-			mib(float64(p.RSSFirst)), mib(float64(p.RSSLast)), mib(p.RSSSlopePerHour), mib(p.HeapFirst), mib(p.HeapLast), mib(p.HeapSlopePerHour),
+			measure.MiB(float64(p.RSSFirst)), measure.MiB(float64(p.RSSLast)), measure.MiB(p.RSSSlopePerHour), measure.MiB(p.HeapFirst), measure.MiB(p.HeapLast), measure.MiB(p.HeapSlopePerHour),
 			liveHeaps(p.LiveHeaps), p.GoroutinesFirst, p.GoroutinesLast, p.GoroutinesSlopePerHour)
 	}
 	fmt.Fprintf(b, "\nShorter phases are in result.json and the plots.\n\n")
@@ -175,7 +178,7 @@ func writeMemory(b *strings.Builder, res *Result, plots []Plot, all []Phase, gro
 		fmt.Fprintf(b, "What grew in each leader's heap between its first and last profile after warm-up, by allocation site (the innermost function outside the runtime and the standard library's helpers; one sample per 512 KiB allocated, so below about 1 MiB is noise):\n\n| replica | pid | profiles | live heap (MiB) first → last | grew most (MiB) |\n|---|---|---|---|---|\n")
 		for _, g := range growth {
 			p := g.Phase
-			fmt.Fprintf(b, "| %d | %d | %s → %s | %.1f → %.1f | %s |\n", p.Replica, p.Pid, p.FirstProfile, p.LastProfile, mib(p.LiveHeaps[0]), mib(p.LiveHeaps[len(p.LiveHeaps)-1]), sitesGrown(g))
+			fmt.Fprintf(b, "| %d | %d | %s → %s | %.1f → %.1f | %s |\n", p.Replica, p.Pid, p.FirstProfile, p.LastProfile, measure.MiB(p.LiveHeaps[0]), measure.MiB(p.LiveHeaps[len(p.LiveHeaps)-1]), sitesGrown(g))
 		}
 		b.WriteString("\n")
 	}
@@ -189,7 +192,7 @@ func writeMemory(b *strings.Builder, res *Result, plots []Plot, all []Phase, gro
 		fmt.Fprintf(b, "Phases of %s or more after warm-up, trend over the second half of their samples: a queue or cache with a bound grows until full and then stays flat, where a leak keeps its slope.\n\n| replica | pid | role | from | to | RSS trend (MiB/h) whole / second half | heap trend (MiB/h) whole / second half | goroutine trend (/h) whole / second half |\n|---|---|---|---|---|---|---|---|\n", minHalvesSpan)
 		for _, p := range long {
 			fmt.Fprintf(b, "| %d | %d | %s | %s | %s | %+.1f / %+.1f | %+.1f / %+.1f | %+.1f / %+.1f |\n", p.Replica, p.Pid, role(p.Leader), p.From.Round(time.Second), p.To.Round(time.Second),
-				mib(p.RSSSlopePerHour), mib(p.RSSLateSlopePerHour), mib(p.HeapSlopePerHour), mib(p.HeapLateSlopePerHour), p.GoroutinesSlopePerHour, p.GoroutinesLateSlopePerHour)
+				measure.MiB(p.RSSSlopePerHour), measure.MiB(p.RSSLateSlopePerHour), measure.MiB(p.HeapSlopePerHour), measure.MiB(p.HeapLateSlopePerHour), p.GoroutinesSlopePerHour, p.GoroutinesLateSlopePerHour)
 		}
 		b.WriteString("\n")
 	}
@@ -198,7 +201,7 @@ func writeMemory(b *strings.Builder, res *Result, plots []Plot, all []Phase, gro
 	}
 }
 
-func writeEvents(b *strings.Builder, e EventWrites) {
+func writeEvents(b *strings.Builder, e measure.EventWrites) {
 	fmt.Fprintf(b, "## The sidecars' events\n\nclient-go queues each recorded event, up to 1,000, and writes them one at a time through the sidecar's rate-limited client; what does not fit is dropped. The queue is part of the leader's heap while it fills.\n\n| | |\n|---|---|\n")
 	fmt.Fprintf(b, "| recorded (the sidecars' logs) | %d |\n", e.Recorded)
 	fmt.Fprintf(b, "| written: created / counted into an earlier event | %d / %d |\n", e.Created, e.Counted)
@@ -215,7 +218,7 @@ func sitesGrown(g PhaseGrowth) string {
 	}
 	parts := make([]string, len(g.Sites))
 	for i, s := range g.Sites {
-		parts[i] = fmt.Sprintf("`%s` %+.1f", s.Function, mib(float64(s.Bytes)))
+		parts[i] = fmt.Sprintf("`%s` %+.1f", s.Function, measure.MiB(float64(s.Bytes)))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -226,7 +229,7 @@ func liveHeaps(values []float64) string {
 	}
 	parts := make([]string, len(values))
 	for i, v := range values {
-		parts[i] = fmt.Sprintf("%.1f", mib(v))
+		parts[i] = fmt.Sprintf("%.1f", measure.MiB(v))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -258,24 +261,15 @@ func trendSummary(all []Phase, has func(Phase) bool, slopes func(Phase) [3]float
 		return [3]string{none, none, none}
 	}
 	return [3]string{
-		fmt.Sprintf("steepest of %d: %+.1f MiB/h", n, mib(steepest[0])),
-		fmt.Sprintf("steepest of %d: %+.1f MiB/h", n, mib(steepest[1])),
+		fmt.Sprintf("steepest of %d: %+.1f MiB/h", n, measure.MiB(steepest[0])),
+		fmt.Sprintf("steepest of %d: %+.1f MiB/h", n, measure.MiB(steepest[1])),
 		fmt.Sprintf("steepest of %d: %+.1f goroutines/h", n, steepest[2]),
 	}
 }
 
 func steeper(a, b float64) float64 {
-	if abs(b) > abs(a) {
+	if math.Abs(b) > math.Abs(a) {
 		return b
 	}
 	return a
-}
-
-func mib(b float64) float64 { return b / (1 << 20) }
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/csi-protect/external-provisioner/test/bench/internal/measure"
 )
 
 // The report says what leaked and names it, counts the faults by kind and
@@ -24,7 +26,7 @@ func TestReportNamesWhatLeakedAndDrawsItsPlots(t *testing.T) {
 			{Kind: faultDriverKill, At: 5 * time.Minute, Healed: 2 * time.Second, Detail: "down 2s"},
 		},
 		Exits:   []Exit{{Process: "csi-provisioner", At: 2 * time.Minute, Cause: "exit status 255"}},
-		Account: Account{Leaked: []string{"pvc-1 (vol-1)"}, Events: EventWrites{Recorded: 10, Created: 4, Counted: 1, DelayMax: 90 * time.Second}},
+		Account: Account{Leaked: []string{"pvc-1 (vol-1)"}, Events: measure.EventWrites{Recorded: 10, Created: 4, Counted: 1, DelayMax: 90 * time.Second}},
 	}
 	for m := range 10 {
 		res.Samples = append(res.Samples, Sample{At: time.Duration(m) * time.Minute, APIUp: true, Claims: m, PVs: m, Volumes: m,

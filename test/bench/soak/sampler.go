@@ -6,6 +6,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/klog/v2"
 
 	"github.com/csi-protect/external-provisioner/test/e2e/framework"
@@ -43,17 +44,13 @@ type sampler struct {
 	lastProfile time.Duration
 }
 
+// run samples until ctx ends and returns the samples.
 func (s *sampler) run(ctx context.Context, interval time.Duration) []Sample {
-	ticker := time.NewTicker(interval)
-	defer ticker.Stop()
-	for {
+	_ = wait.PollUntilContextCancel(ctx, interval, true, func(ctx context.Context) (bool, error) {
 		s.samples = append(s.samples, s.sample(ctx))
-		select {
-		case <-ctx.Done():
-			return s.samples
-		case <-ticker.C:
-		}
-	}
+		return false, nil
+	})
+	return s.samples
 }
 
 func (s *sampler) sample(ctx context.Context) Sample {

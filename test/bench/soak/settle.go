@@ -8,6 +8,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/csi-protect/external-provisioner/test/e2e/framework"
 )
@@ -20,31 +21,35 @@ const quietWindow = 2 * retryIntervalMax
 
 var errNotSettled = errors.New("not settled")
 
+// settlePoll is how often settle looks at what is left.
+const settlePoll = 2 * time.Second
+
 // settle waits until no claim and no PV is left and the backend's volumes
 // stayed the same for quietWindow.
 func settle(ctx context.Context, s *framework.Stack, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	var quietSince time.Time
-	var last []string
-	for {
-		left, volumes, err := whatIsLeft(ctx, s)
+	var (
+		quietSince time.Time
+		last       []string
+		left       string
+		lastErr    error
+	)
+	err := wait.PollUntilContextTimeout(ctx, settlePoll, timeout, true, func(ctx context.Context) (bool, error) {
+		var volumes []string
+		left, volumes, lastErr = whatIsLeft(ctx, s)
 		switch {
-		case err != nil || left != "":
+		case lastErr != nil || left != "":
 			quietSince = time.Time{}
 		case quietSince.IsZero() || !slices.Equal(volumes, last):
 			quietSince, last = time.Now(), volumes
 		case time.Since(quietSince) >= quietWindow:
-			return nil
+			return true, nil
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%w within %s: %s (last error: %v)", errNotSettled, timeout, left, err)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(2 * time.Second):
-		}
+		return false, nil
+	})
+	if err != nil && ctx.Err() == nil {
+		return fmt.Errorf("%w within %s: %s (last error: %v)", errNotSettled, timeout, left, lastErr)
 	}
+	return err
 }
 
 // whatIsLeft says which claims and PVs remain ("" for none) and lists the

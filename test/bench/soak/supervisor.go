@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/klog/v2"
 
 	"github.com/csi-protect/external-provisioner/test/e2e/framework"
@@ -55,17 +56,14 @@ func (s *supervisor) watch(ctx context.Context, proc *framework.Process) {
 			s.exits = append(s.exits, Exit{Process: proc.Name(), At: time.Since(s.start), Cause: cause})
 			s.mu.Unlock()
 			logger.Info("Process exited, restarting it", "cause", cause, "delay", restartDelay)
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case <-time.After(restartDelay):
+			if err := wait.PollUntilContextCancel(ctx, restartDelay, false, func(ctx context.Context) (bool, error) {
+				if err := proc.Restart(ctx); err != nil {
+					logger.Error(err, "Restart failed, trying again")
+					return false, nil
 				}
-				err := proc.Restart(ctx)
-				if err == nil {
-					break
-				}
-				logger.Error(err, "Restart failed, trying again")
+				return true, nil
+			}); err != nil {
+				return
 			}
 		}
 	})

@@ -22,8 +22,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -36,6 +34,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/csi-protect/external-provisioner/test/bench"
+	"github.com/csi-protect/external-provisioner/test/bench/report"
 	"github.com/csi-protect/external-provisioner/test/e2e/framework"
 )
 
@@ -105,47 +104,6 @@ func main() {
 	os.Exit(run(cfg))
 }
 
-func (c config) options() bench.Options {
-	opts := bench.DefaultOptions()
-	if c.quick {
-		opts = bench.QuickOptions()
-	}
-	opts.SidecarArgs = bench.OverrideArgs(opts.SidecarArgs, c.sidecarArgs)
-	opts.KCMArgs = bench.OverrideArgs(opts.KCMArgs, c.kcmArgs)
-	opts.BinDir = c.binDir
-	opts.ControlPlaneDir = c.cpDir
-	opts.KeepWorkDirs = c.keepWork
-	opts.Progress = os.Stderr
-	if c.base != nil {
-		opts.Variants = append(opts.Variants, *c.base)
-	}
-	return opts
-}
-
-// scenarios is the provisioning matrix, or the one size of --claims.
-func (c config) scenarios() []bench.Scenario {
-	list := bench.DefaultScenarios()
-	if c.baseline != "" {
-		list = bench.BaselineScenarios()
-	}
-	if c.quick {
-		list = bench.QuickScenarios()
-	}
-	if c.claims > 0 {
-		limits := bench.TunedLimits
-		if c.limits == "default" {
-			limits = bench.DefaultLimits
-		}
-		list = []bench.Scenario{{Claims: c.claims, Runs: list[0].Runs, Limits: limits, PhaseTimeout: 15 * time.Minute}}
-	}
-	if c.runs > 0 {
-		for i := range list {
-			list[i].Runs = c.runs
-		}
-	}
-	return list
-}
-
 func run(cfg config) int {
 	defer klog.Flush()
 	// The program runs in test/bench, its own module; the folders on its
@@ -202,7 +160,7 @@ func run(cfg config) int {
 		return 1
 	}
 	defer closeLog()
-	ov, err := bench.NewOverview(ctx, opts, invocation())
+	ov, err := report.NewOverview(ctx, opts, invocation())
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "provisioning-bench: %v\n", err)
 		return 1
@@ -238,136 +196,4 @@ func run(cfg config) int {
 		return 1
 	}
 	return 0
-}
-
-// writeOverview draws the plots and writes report.md and results.json.
-func writeOverview(ov *bench.Overview, outDir string) error {
-	plots, err := bench.DrawPlots(ov, outDir)
-	if err != nil {
-		return err
-	}
-	ov.Plots = plots
-	return writeOutputs(outDir, "report", "results", ov, ov.Markdown())
-}
-
-func runProvisioning(ctx context.Context, cfg config, opts bench.Options, outDir string) ([]*bench.ScenarioResult, error) {
-	results, err := bench.RunScenarios(ctx, opts, cfg.scenarios(), invocation())
-	for _, r := range results {
-		if werr := writeMarkdown(outDir, r.Scenario.Slug(), r.Report.Markdown()); werr != nil {
-			return results, werr
-		}
-		if err == nil && r.Report.HasProblems() {
-			err = fmt.Errorf("some runs of %s had errors (see %s.md)", r.Scenario.Name(), r.Scenario.Slug())
-		}
-	}
-	return results, err
-}
-
-func runClaimDeletion(ctx context.Context, cfg config, outDir string) (*bench.DeletionReport, error) {
-	opts := bench.DefaultDeletionOptions()
-	if cfg.quick {
-		opts = bench.QuickDeletionOptions()
-	}
-	if cfg.runs > 0 {
-		opts.Runs = cfg.runs
-	}
-	opts.KCMArgs = bench.OverrideArgs(opts.KCMArgs, cfg.kcmArgs)
-	opts.SidecarArgs = bench.OverrideArgs(opts.SidecarArgs, cfg.sidecarArgs)
-	opts.BinDir, opts.ControlPlaneDir, opts.KeepWorkDirs, opts.Progress = cfg.binDir, cfg.cpDir, cfg.keepWork, os.Stderr
-	rep, err := bench.RunClaimDeletion(ctx, opts, invocation())
-	if err != nil {
-		return nil, err
-	}
-	if err := writeMarkdown(outDir, "pvc-protection", rep.Markdown()); err != nil {
-		return rep, err
-	}
-	if rep.HasProblems() {
-		return rep, errors.New("some PVC protection runs had errors (see pvc-protection.md)")
-	}
-	return rep, nil
-}
-
-// invocation is how the benchmark was started, for the report: the make
-// target when make ran it, with the environment variable that changes what
-// it does, and the program's own arguments.
-func invocation() bench.Invocation {
-	inv := bench.Invocation{Program: strings.Join(append([]string{"provisioning-bench"}, os.Args[1:]...), " ")}
-	if os.Getenv("MAKELEVEL") != "" {
-		inv.Command = "make bench"
-		if v := os.Getenv(quickEnv); v != "" {
-			inv.Command = quickEnv + "=" + v + " " + inv.Command
-		}
-		// make passes the variables of its command line on in the
-		// environment.
-		if v := os.Getenv("BASELINE"); v != "" {
-			inv.Command += " BASELINE=" + v
-		}
-	}
-	return inv
-}
-
-func resolveOutDir(dir string) (string, error) {
-	dir, err := fromRoot(dir)
-	if err != nil {
-		return "", err
-	}
-	return dir, os.MkdirAll(dir, 0o755)
-}
-
-// checkExecutable fails unless path is a regular file someone may run.
-func checkExecutable(path string) error {
-	st, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
-	if !st.Mode().IsRegular() || st.Mode().Perm()&0o111 == 0 {
-		return fmt.Errorf("%s is not an executable file", path)
-	}
-	return nil
-}
-
-// fromRoot makes a relative folder relative to the repository root rather
-// than to the working directory; "" stays "" (the default).
-func fromRoot(dir string) (string, error) {
-	if dir == "" || filepath.IsAbs(dir) {
-		return dir, nil
-	}
-	root, err := framework.RepoRoot()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(root, dir), nil
-}
-
-// logToFile sends the program's own klog output (client-go's watch
-// warnings while the API server is saturated) to a file, so that the
-// progress lines on stderr stay readable.
-func logToFile(path string) (func(), error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	klog.LogToStderr(false)
-	klog.SetOutput(f)
-	return func() {
-		klog.Flush()
-		_ = f.Close()
-	}, nil
-}
-
-// writeOutputs writes a report's markdown as name.md and its figures as
-// jsonName.json.
-func writeOutputs(dir, name, jsonName string, rep any, md string) error {
-	if err := writeMarkdown(dir, name, md); err != nil {
-		return err
-	}
-	data, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, jsonName+".json"), append(data, '\n'), 0o644)
-}
-
-func writeMarkdown(dir, name, md string) error {
-	return os.WriteFile(filepath.Join(dir, name+".md"), []byte(md), 0o644)
 }
