@@ -2,6 +2,8 @@ package claimprotection
 
 import (
 	"k8s.io/component-base/metrics"
+
+	"github.com/csi-protect/external-provisioner/internal/metricsutil"
 )
 
 // Metrics tell an operator what provisioning protection holds; the
@@ -18,18 +20,12 @@ type Metrics struct {
 // NewMetrics returns unregistered metrics; Registerables lists them for the
 // caller's registry.
 func NewMetrics() *Metrics {
-	const namespace, subsystem = "csi_provisioner", "provisioning_protection"
+	f := metricsutil.Factory{Namespace: "csi_provisioner", Subsystem: "provisioning_protection"}
 	return &Metrics{
-		HeldClaims: metrics.NewGauge(&metrics.GaugeOpts{
-			Namespace: namespace, Subsystem: subsystem, Name: "held_claims",
-			Help:           "Claims being deleted whose deletion waits until no CreateVolume for them can be running.",
-			StabilityLevel: metrics.ALPHA,
-		}),
-		FinalizersRemoved: metrics.NewCounter(&metrics.CounterOpts{
-			Namespace: namespace, Subsystem: subsystem, Name: "finalizers_removed_total",
-			Help:           "Provisioning-protection finalizers removed from claims.",
-			StabilityLevel: metrics.ALPHA,
-		}),
+		HeldClaims: f.Gauge("held_claims",
+			"Claims being deleted whose deletion waits until no CreateVolume for them can be running."),
+		FinalizersRemoved: f.Counter("finalizers_removed_total",
+			"Provisioning-protection finalizers removed from claims."),
 	}
 }
 

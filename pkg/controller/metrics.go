@@ -2,6 +2,8 @@ package controller
 
 import (
 	"k8s.io/component-base/metrics"
+
+	"github.com/csi-protect/external-provisioner/internal/metricsutil"
 )
 
 // Metrics tell an operator what the provisioner does for provisioning
@@ -23,23 +25,15 @@ type Metrics struct {
 // NewMetrics returns unregistered metrics; Registerables lists them for the
 // caller's registry.
 func NewMetrics() *Metrics {
-	const namespace, subsystem = "csi_provisioner", "provisioning_protection"
+	f := metricsutil.Factory{Namespace: "csi_provisioner", Subsystem: "provisioning_protection"}
+	node := metricsutil.Factory{Namespace: "csi_provisioner", Subsystem: "node_deployment"}
 	return &Metrics{
-		FinalizersAdded: metrics.NewCounter(&metrics.CounterOpts{
-			Namespace: namespace, Subsystem: subsystem, Name: "finalizers_added_total",
-			Help:           "Provisioning-protection finalizers added to claims before CreateVolume.",
-			StabilityLevel: metrics.ALPHA,
-		}),
-		AbandonedVolumesDeleted: metrics.NewCounter(&metrics.CounterOpts{
-			Namespace: namespace, Subsystem: subsystem, Name: "abandoned_volumes_deleted_total",
-			Help:           "Volumes deleted because their claim was deleted while they were being provisioned.",
-			StabilityLevel: metrics.ALPHA,
-		}),
-		OwnershipConflicts: metrics.NewCounter(&metrics.CounterOpts{
-			Namespace: namespace, Subsystem: "node_deployment", Name: "ownership_conflicts_total",
-			Help:           "Conflicts while selecting this node for a claim with Immediate binding (--node-deployment).",
-			StabilityLevel: metrics.ALPHA,
-		}),
+		FinalizersAdded: f.Counter("finalizers_added_total",
+			"Provisioning-protection finalizers added to claims before CreateVolume."),
+		AbandonedVolumesDeleted: f.Counter("abandoned_volumes_deleted_total",
+			"Volumes deleted because their claim was deleted while they were being provisioned."),
+		OwnershipConflicts: node.Counter("ownership_conflicts_total",
+			"Conflicts while selecting this node for a claim with Immediate binding (--node-deployment)."),
 	}
 }
 

@@ -2,6 +2,8 @@ package orphanaudit
 
 import (
 	"k8s.io/component-base/metrics"
+
+	"github.com/csi-protect/external-provisioner/internal/metricsutil"
 )
 
 // Metrics tell an operator what the audit found.
@@ -17,18 +19,12 @@ type Metrics struct {
 // NewMetrics returns unregistered metrics; Registerables lists them for the
 // caller's registry.
 func NewMetrics() *Metrics {
-	const namespace, subsystem = "csi_provisioner", "orphan_audit"
+	f := metricsutil.Factory{Namespace: "csi_provisioner", Subsystem: "orphan_audit"}
 	return &Metrics{
-		OrphanedVolumes: metrics.NewGauge(&metrics.GaugeOpts{
-			Namespace: namespace, Subsystem: subsystem, Name: "orphaned_volumes",
-			Help:           "Volumes the driver lists that no PersistentVolume or claim has accounted for during the grace period, at the last audit.",
-			StabilityLevel: metrics.ALPHA,
-		}),
-		Audits: metrics.NewCounterVec(&metrics.CounterOpts{
-			Namespace: namespace, Subsystem: subsystem, Name: "audits_total",
-			Help:           "Orphan audits by result: success, or error when the driver's volumes could not be listed.",
-			StabilityLevel: metrics.ALPHA,
-		}, []string{"result"}),
+		OrphanedVolumes: f.Gauge("orphaned_volumes",
+			"Volumes the driver lists that no PersistentVolume or claim has accounted for during the grace period, at the last audit."),
+		Audits: f.CounterVec("audits_total",
+			"Orphan audits by result: success, or error when the driver's volumes could not be listed.", "result"),
 	}
 }
 

@@ -2,6 +2,8 @@ package pvcprotection
 
 import (
 	"k8s.io/component-base/metrics"
+
+	"github.com/csi-protect/external-provisioner/internal/metricsutil"
 )
 
 // Freshness check results, the values of the result label.
@@ -38,33 +40,18 @@ type Metrics struct {
 // NewMetrics returns unregistered metrics; Registerables lists them for the
 // caller's registry. Unregistered metrics cost nothing and record nothing.
 func NewMetrics() *Metrics {
-	const namespace, subsystem = "csi_provisioner", "pvc_protection"
+	f := metricsutil.Factory{Namespace: "csi_provisioner", Subsystem: "pvc_protection"}
 	return &Metrics{
-		HeldClaims: metrics.NewGauge(&metrics.GaugeOpts{
-			Namespace: namespace, Subsystem: subsystem, Name: "held_claims",
-			Help:           "Claims being deleted whose deletion waits until no pod uses them.",
-			StabilityLevel: metrics.ALPHA,
-		}),
-		FinalizersAdded: metrics.NewCounter(&metrics.CounterOpts{
-			Namespace: namespace, Subsystem: subsystem, Name: "finalizers_added_total",
-			Help:           "pvc-protection finalizers added to claims that missed them.",
-			StabilityLevel: metrics.ALPHA,
-		}),
-		FinalizersRemoved: metrics.NewCounter(&metrics.CounterOpts{
-			Namespace: namespace, Subsystem: subsystem, Name: "finalizers_removed_total",
-			Help:           "pvc-protection finalizers removed from claims no pod uses.",
-			StabilityLevel: metrics.ALPHA,
-		}),
-		FreshnessChecks: metrics.NewCounterVec(&metrics.CounterOpts{
-			Namespace: namespace, Subsystem: subsystem, Name: "freshness_checks_total",
-			Help:           "Checks that the pod cache holds every pod created before a claim's deletion, by how they were settled: cache, watch, list or small-list.",
-			StabilityLevel: metrics.ALPHA,
-		}, []string{"result"}),
-		LivePodLists: metrics.NewCounter(&metrics.CounterOpts{
-			Namespace: namespace, Subsystem: subsystem, Name: "live_pod_lists_total",
-			Help:           "Live lists of all pods of a namespace, made when a freshness check could not use a watch.",
-			StabilityLevel: metrics.ALPHA,
-		}),
+		HeldClaims: f.Gauge("held_claims",
+			"Claims being deleted whose deletion waits until no pod uses them."),
+		FinalizersAdded: f.Counter("finalizers_added_total",
+			"pvc-protection finalizers added to claims that missed them."),
+		FinalizersRemoved: f.Counter("finalizers_removed_total",
+			"pvc-protection finalizers removed from claims no pod uses."),
+		FreshnessChecks: f.CounterVec("freshness_checks_total",
+			"Checks that the pod cache holds every pod created before a claim's deletion, by how they were settled: cache, watch, list or small-list.", "result"),
+		LivePodLists: f.Counter("live_pod_lists_total",
+			"Live lists of all pods of a namespace, made when a freshness check could not use a watch."),
 	}
 }
 

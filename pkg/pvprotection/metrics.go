@@ -2,6 +2,8 @@ package pvprotection
 
 import (
 	"k8s.io/component-base/metrics"
+
+	"github.com/csi-protect/external-provisioner/internal/metricsutil"
 )
 
 // Metrics tell an operator what PV protection is doing.
@@ -18,23 +20,14 @@ type Metrics struct {
 // NewMetrics returns unregistered metrics; Registerables lists them for the
 // caller's registry.
 func NewMetrics() *Metrics {
-	const namespace, subsystem = "csi_provisioner", "pv_protection"
+	f := metricsutil.Factory{Namespace: "csi_provisioner", Subsystem: "pv_protection"}
 	return &Metrics{
-		HeldVolumes: metrics.NewGauge(&metrics.GaugeOpts{
-			Namespace: namespace, Subsystem: subsystem, Name: "held_volumes",
-			Help:           "PersistentVolumes being deleted whose deletion waits because a claim is bound to them.",
-			StabilityLevel: metrics.ALPHA,
-		}),
-		FinalizersAdded: metrics.NewCounter(&metrics.CounterOpts{
-			Namespace: namespace, Subsystem: subsystem, Name: "finalizers_added_total",
-			Help:           "pv-protection finalizers added to PersistentVolumes that lacked them.",
-			StabilityLevel: metrics.ALPHA,
-		}),
-		FinalizersRemoved: metrics.NewCounter(&metrics.CounterOpts{
-			Namespace: namespace, Subsystem: subsystem, Name: "finalizers_removed_total",
-			Help:           "pv-protection finalizers removed from PersistentVolumes being deleted.",
-			StabilityLevel: metrics.ALPHA,
-		}),
+		HeldVolumes: f.Gauge("held_volumes",
+			"PersistentVolumes being deleted whose deletion waits because a claim is bound to them."),
+		FinalizersAdded: f.Counter("finalizers_added_total",
+			"pv-protection finalizers added to PersistentVolumes that lacked them."),
+		FinalizersRemoved: f.Counter("finalizers_removed_total",
+			"pv-protection finalizers removed from PersistentVolumes being deleted."),
 	}
 }
 

@@ -2,6 +2,8 @@ package snapshotprotection
 
 import (
 	"k8s.io/component-base/metrics"
+
+	"github.com/csi-protect/external-provisioner/internal/metricsutil"
 )
 
 // Metrics tell an operator what the controller holds and released.
@@ -15,18 +17,12 @@ type Metrics struct {
 
 // NewMetrics returns unregistered metrics; Registerables lists them.
 func NewMetrics() *Metrics {
-	const namespace, subsystem = "csi_provisioner", "snapshot_source_protection"
+	f := metricsutil.Factory{Namespace: "csi_provisioner", Subsystem: "snapshot_source_protection"}
 	return &Metrics{
-		FinalizersRemoved: metrics.NewCounter(&metrics.CounterOpts{
-			Namespace: namespace, Subsystem: subsystem, Name: "finalizers_removed_total",
-			Help:           "volumesnapshot-as-source-protection finalizers removed from VolumeSnapshots once no provisioning read them.",
-			StabilityLevel: metrics.ALPHA,
-		}),
-		Sweeps: metrics.NewCounter(&metrics.CounterOpts{
-			Namespace: namespace, Subsystem: subsystem, Name: "sweeps_total",
-			Help:           "Sweeps of every cached VolumeSnapshot for orphaned source-protection finalizers.",
-			StabilityLevel: metrics.ALPHA,
-		}),
+		FinalizersRemoved: f.Counter("finalizers_removed_total",
+			"volumesnapshot-as-source-protection finalizers removed from VolumeSnapshots once no provisioning read them."),
+		Sweeps: f.Counter("sweeps_total",
+			"Sweeps of every cached VolumeSnapshot for orphaned source-protection finalizers."),
 	}
 }
 

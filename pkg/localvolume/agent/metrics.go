@@ -2,6 +2,8 @@ package agent
 
 import (
 	"k8s.io/component-base/metrics"
+
+	"github.com/csi-protect/external-provisioner/internal/metricsutil"
 )
 
 // Wipe results, the values of the result label of wipes_total.
@@ -29,28 +31,16 @@ type Metrics struct {
 // NewMetrics returns unregistered metrics; Registerables lists them for the
 // caller's registry.
 func NewMetrics() *Metrics {
-	const namespace, subsystem = "csi_provisioner", "local_volume_agent"
+	f := metricsutil.Factory{Namespace: "csi_provisioner", Subsystem: "local_volume_agent"}
 	return &Metrics{
-		VolumesCreated: metrics.NewCounter(&metrics.CounterOpts{
-			Namespace: namespace, Subsystem: subsystem, Name: "volumes_created_total",
-			Help:           "Local PersistentVolumes created by the node agent.",
-			StabilityLevel: metrics.ALPHA,
-		}),
-		Wipes: metrics.NewCounterVec(&metrics.CounterOpts{
-			Namespace: namespace, Subsystem: subsystem, Name: "wipes_total",
-			Help:           "Wipes of released local volumes, by result: ok, failed, refused (device not safe to wipe).",
-			StabilityLevel: metrics.ALPHA,
-		}, []string{"result"}),
-		VolumesDeleted: metrics.NewCounter(&metrics.CounterOpts{
-			Namespace: namespace, Subsystem: subsystem, Name: "volumes_deleted_total",
-			Help:           "Cleaned local PersistentVolumes deleted by the node agent.",
-			StabilityLevel: metrics.ALPHA,
-		}),
-		SymlinksRemoved: metrics.NewCounter(&metrics.CounterOpts{
-			Namespace: namespace, Subsystem: subsystem, Name: "symlinks_removed_total",
-			Help:           "Device symlinks removed from the node because their LocalVolume or LocalVolumeSet was deleted.",
-			StabilityLevel: metrics.ALPHA,
-		}),
+		VolumesCreated: f.Counter("volumes_created_total",
+			"Local PersistentVolumes created by the node agent."),
+		Wipes: f.CounterVec("wipes_total",
+			"Wipes of released local volumes, by result: ok, failed, refused (device not safe to wipe).", "result"),
+		VolumesDeleted: f.Counter("volumes_deleted_total",
+			"Cleaned local PersistentVolumes deleted by the node agent."),
+		SymlinksRemoved: f.Counter("symlinks_removed_total",
+			"Device symlinks removed from the node because their LocalVolume or LocalVolumeSet was deleted."),
 	}
 }
 

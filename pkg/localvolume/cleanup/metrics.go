@@ -2,6 +2,8 @@ package cleanup
 
 import (
 	"k8s.io/component-base/metrics"
+
+	"github.com/csi-protect/external-provisioner/internal/metricsutil"
 )
 
 // Metrics tell an operator what the cleanup of deleted LocalVolumes and
@@ -25,28 +27,16 @@ type Metrics struct {
 // NewMetrics returns unregistered metrics; Registerables lists them for the
 // caller's registry.
 func NewMetrics() *Metrics {
-	const namespace, subsystem = "csi_provisioner", "local_volume_cleanup"
+	f := metricsutil.Factory{Namespace: "csi_provisioner", Subsystem: "local_volume_cleanup"}
 	return &Metrics{
-		BlockedDeletions: metrics.NewGauge(&metrics.GaugeOpts{
-			Namespace: namespace, Subsystem: subsystem, Name: "blocked_deletions",
-			Help:           "LocalVolumes and LocalVolumeSets being deleted whose deletion waits on a bound or retained PersistentVolume.",
-			StabilityLevel: metrics.ALPHA,
-		}),
-		VolumesReleased: metrics.NewCounter(&metrics.CounterOpts{
-			Namespace: namespace, Subsystem: subsystem, Name: "volumes_released_total",
-			Help:           "Unbound local PersistentVolumes deleted so that no claim can bind them.",
-			StabilityLevel: metrics.ALPHA,
-		}),
-		VolumesAbandoned: metrics.NewCounter(&metrics.CounterOpts{
-			Namespace: namespace, Subsystem: subsystem, Name: "volumes_abandoned_total",
-			Help:           "Local PersistentVolumes on gone or unselected nodes deleted and let go without their node agent.",
-			StabilityLevel: metrics.ALPHA,
-		}),
-		FinalizersRemoved: metrics.NewCounter(&metrics.CounterOpts{
-			Namespace: namespace, Subsystem: subsystem, Name: "finalizers_removed_total",
-			Help:           "local-volume-protection finalizers removed from LocalVolumes and LocalVolumeSets.",
-			StabilityLevel: metrics.ALPHA,
-		}),
+		BlockedDeletions: f.Gauge("blocked_deletions",
+			"LocalVolumes and LocalVolumeSets being deleted whose deletion waits on a bound or retained PersistentVolume."),
+		VolumesReleased: f.Counter("volumes_released_total",
+			"Unbound local PersistentVolumes deleted so that no claim can bind them."),
+		VolumesAbandoned: f.Counter("volumes_abandoned_total",
+			"Local PersistentVolumes on gone or unselected nodes deleted and let go without their node agent."),
+		FinalizersRemoved: f.Counter("finalizers_removed_total",
+			"local-volume-protection finalizers removed from LocalVolumes and LocalVolumeSets."),
 	}
 }
 

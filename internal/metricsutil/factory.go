@@ -1,0 +1,42 @@
+// Package metricsutil builds the project's component-base metrics. Neither
+// component-base nor Prometheus has a constructor that fixes a namespace and
+// subsystem for component-base's metric types (promauto and
+// WrapRegistererWithPrefix make or register Prometheus' own, without a
+// stability level, outside the KubeRegistry the commands serve), so every
+// package spelled out the same options for each metric.
+package metricsutil
+
+import (
+	"k8s.io/component-base/metrics"
+)
+
+// Factory makes unregistered ALPHA metrics named
+// Namespace_Subsystem_name; the caller registers them.
+type Factory struct {
+	Namespace, Subsystem string
+}
+
+// Counter returns a counter.
+func (f Factory) Counter(name, help string) *metrics.Counter {
+	return metrics.NewCounter(f.counterOpts(name, help))
+}
+
+// CounterVec returns a counter with the given label names.
+func (f Factory) CounterVec(name, help string, labels ...string) *metrics.CounterVec {
+	return metrics.NewCounterVec(f.counterOpts(name, help), labels)
+}
+
+// Gauge returns a gauge.
+func (f Factory) Gauge(name, help string) *metrics.Gauge {
+	return metrics.NewGauge(&metrics.GaugeOpts{
+		Namespace: f.Namespace, Subsystem: f.Subsystem, Name: name, Help: help,
+		StabilityLevel: metrics.ALPHA,
+	})
+}
+
+func (f Factory) counterOpts(name, help string) *metrics.CounterOpts {
+	return &metrics.CounterOpts{
+		Namespace: f.Namespace, Subsystem: f.Subsystem, Name: name, Help: help,
+		StabilityLevel: metrics.ALPHA,
+	}
+}

@@ -1,0 +1,47 @@
+package metricsutil
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/prometheus/common/expfmt"
+	"k8s.io/component-base/metrics"
+)
+
+// The factory's metrics have the full name, help, labels and type they are
+// asked for, at ALPHA.
+func TestFactory(t *testing.T) {
+	f := Factory{Namespace: "ns", Subsystem: "sub"}
+	counter := f.Counter("c_total", "A counter.")
+	vec := f.CounterVec("v_total", "A vector.", "result", "kind")
+	gauge := f.Gauge("g", "A gauge.")
+	registry := metrics.NewKubeRegistry()
+	registry.MustRegister(counter, vec, gauge)
+	counter.Inc()
+	vec.WithLabelValues("ok", "x").Inc()
+	gauge.Set(2)
+
+	families, err := registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got strings.Builder
+	for _, family := range families {
+		if _, err := expfmt.MetricFamilyToText(&got, family); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := `# HELP ns_sub_c_total [ALPHA] A counter.
+# TYPE ns_sub_c_total counter
+ns_sub_c_total 1
+# HELP ns_sub_g [ALPHA] A gauge.
+# TYPE ns_sub_g gauge
+ns_sub_g 2
+# HELP ns_sub_v_total [ALPHA] A vector.
+# TYPE ns_sub_v_total counter
+ns_sub_v_total{kind="x",result="ok"} 1
+`
+	if got.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", got.String(), want)
+	}
+}
