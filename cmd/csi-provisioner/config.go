@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/component-base/featuregate"
 	logsapi "k8s.io/component-base/logs/api/v1"
+
+	"github.com/csi-protect/external-provisioner/internal/cmdutil"
 )
 
 // config is the parsed command line. Names, defaults and meanings follow
@@ -30,13 +32,10 @@ type config struct {
 	csiAddress string
 	timeout    time.Duration
 
-	kubeconfig   string
-	master       string
-	kubeAPIQPS   float32
-	kubeAPIBurst int
+	kube cmdutil.KubeOptions
 	// kubeAPIProtectionQPS and kubeAPIProtectionBurst limit the client of
-	// the protection finalizer writes; 0 means twice kubeAPIQPS and
-	// kubeAPIBurst (see protectionLimits).
+	// the protection finalizer writes; 0 means twice kube.QPS and
+	// kube.Burst (see protectionLimits).
 	kubeAPIProtectionQPS   float32
 	kubeAPIProtectionBurst int
 
@@ -161,8 +160,8 @@ func (c *config) validate() []error {
 	if c.timeout <= 0 {
 		add("--timeout must be positive, got %s", c.timeout)
 	}
-	if c.kubeAPIBurst < 0 {
-		add("--kube-api-burst must not be negative, got %d", c.kubeAPIBurst)
+	if c.kube.Burst < 0 {
+		add("--kube-api-burst must not be negative, got %d", c.kube.Burst)
 	}
 	if c.kubeAPIProtectionQPS < 0 {
 		add("--kube-api-protection-qps must not be negative, got %g", c.kubeAPIProtectionQPS)
@@ -358,10 +357,10 @@ func (c *config) validateNodeDeployment() []error {
 func (c *config) protectionLimits() (float32, int) {
 	qps, burst := c.kubeAPIProtectionQPS, c.kubeAPIProtectionBurst
 	if qps == 0 {
-		qps = 2 * c.kubeAPIQPS
+		qps = 2 * c.kube.QPS
 	}
 	if burst == 0 {
-		burst = 2 * c.kubeAPIBurst
+		burst = 2 * c.kube.Burst
 	}
 	return qps, burst
 }

@@ -34,17 +34,36 @@ func waitResult(t *testing.T, result chan error) error {
 	}
 }
 
+// winsAtOnce is an election that makes e lead with leaderCtx and, like
+// csi-lib-utils' without a release, never returns.
+func winsAtOnce(e *elector, leaderCtx context.Context) fakeElection {
+	return func() error {
+		go e.lead(leaderCtx)
+		select {}
+	}
+}
+
+// runThenShutDown runs e and shuts it down once started is closed, or at
+// once if it is nil; run must return nil.
+func runThenShutDown(t *testing.T, e *elector, started <-chan struct{}) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	result := runAsync(e, ctx)
+	if started != nil {
+		<-started
+	}
+	cancel()
+	if err := waitResult(t, result); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestElectorShutdownWhileNotLeading(t *testing.T) {
 	var worked atomic.Bool
 	e := newTestElector(func(context.Context) { worked.Store(true) })
 	e.le = fakeElection(func() error { select {} })
 
-	ctx, cancel := context.WithCancel(context.Background())
-	result := runAsync(e, ctx)
-	cancel()
-	if err := waitResult(t, result); err != nil {
-		t.Fatal(err)
-	}
+	runThenShutDown(t, e, nil)
 	// Leadership won after shutdown must not start the work.
 	e.lead(context.Background())
 	if worked.Load() {
@@ -61,18 +80,9 @@ func TestElectorShutdownWaitsForWork(t *testing.T) {
 		time.Sleep(50 * time.Millisecond) // cleanup that shutdown must wait for
 		finished.Store(true)
 	})
-	e.le = fakeElection(func() error {
-		go e.lead(context.Background())
-		select {}
-	})
+	e.le = winsAtOnce(e, context.Background())
 
-	ctx, cancel := context.WithCancel(context.Background())
-	result := runAsync(e, ctx)
-	<-started
-	cancel()
-	if err := waitResult(t, result); err != nil {
-		t.Fatal(err)
-	}
+	runThenShutDown(t, e, started)
 	if !finished.Load() {
 		t.Error("run returned before the work finished")
 	}
@@ -85,10 +95,7 @@ func TestElectorLostLeadershipStopsWork(t *testing.T) {
 		close(stopped)
 	})
 	leaderCtx, lose := context.WithCancel(context.Background())
-	e.le = fakeElection(func() error {
-		go e.lead(leaderCtx)
-		select {}
-	})
+	e.le = winsAtOnce(e, leaderCtx)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -129,13 +136,7 @@ func TestElectorReleasesLeaseOnlyAfterWorkStopped(t *testing.T) {
 		return nil
 	})
 
-	ctx, cancel := context.WithCancel(context.Background())
-	result := runAsync(e, ctx)
-	<-started
-	cancel()
-	if err := waitResult(t, result); err != nil {
-		t.Fatal(err)
-	}
+	runThenShutDown(t, e, started)
 	if !stoppedWhenReleased.Load() {
 		t.Error("the Lease was released while the work still ran")
 	}
@@ -143,14 +144,6 @@ func TestElectorReleasesLeaseOnlyAfterWorkStopped(t *testing.T) {
 
 func TestElectorWithoutReleaseKeepsElectionRunning(t *testing.T) {
 	e := newTestElector(func(ctx context.Context) { <-ctx.Done() })
-	e.le = fakeElection(func() error {
-		go e.lead(context.Background())
-		select {}
-	})
-	ctx, cancel := context.WithCancel(context.Background())
-	result := runAsync(e, ctx)
-	cancel()
-	if err := waitResult(t, result); err != nil {
-		t.Fatal(err)
-	}
+	e.le = winsAtOnce(e, context.Background())
+	runThenShutDown(t, e, nil)
 }

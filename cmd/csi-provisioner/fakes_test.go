@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,83 +11,29 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
-	"google.golang.org/grpc"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil/fakecsi"
 )
 
 const testDriverName = "test.csi.example.com"
 
-// fakeDriver answers the start-up calls of a CSI controller plugin.
-type fakeDriver struct {
-	csi.UnimplementedIdentityServer
-	csi.UnimplementedControllerServer
-	controllerCaps []csi.ControllerServiceCapability_RPC_Type
-	// listVolumes counts ListVolumes calls; the orphan audit makes the
-	// first once every informer cache has synced.
-	listVolumes atomic.Int32
-}
-
-func (d *fakeDriver) ListVolumes(context.Context, *csi.ListVolumesRequest) (*csi.ListVolumesResponse, error) {
-	d.listVolumes.Add(1)
-	return &csi.ListVolumesResponse{}, nil
-}
-
-func (d *fakeDriver) GetPluginInfo(context.Context, *csi.GetPluginInfoRequest) (*csi.GetPluginInfoResponse, error) {
-	return &csi.GetPluginInfoResponse{Name: testDriverName, VendorVersion: "test"}, nil
-}
-
-func (d *fakeDriver) GetPluginCapabilities(context.Context, *csi.GetPluginCapabilitiesRequest) (*csi.GetPluginCapabilitiesResponse, error) {
-	return &csi.GetPluginCapabilitiesResponse{Capabilities: []*csi.PluginCapability{{
-		Type: &csi.PluginCapability_Service_{Service: &csi.PluginCapability_Service{Type: csi.PluginCapability_Service_CONTROLLER_SERVICE}},
-	}}}, nil
-}
-
-func (d *fakeDriver) Probe(context.Context, *csi.ProbeRequest) (*csi.ProbeResponse, error) {
-	return &csi.ProbeResponse{}, nil
-}
-
-func (d *fakeDriver) ControllerGetCapabilities(context.Context, *csi.ControllerGetCapabilitiesRequest) (*csi.ControllerGetCapabilitiesResponse, error) {
-	rsp := &csi.ControllerGetCapabilitiesResponse{}
-	for _, c := range d.controllerCaps {
-		rsp.Capabilities = append(rsp.Capabilities, &csi.ControllerServiceCapability{
-			Type: &csi.ControllerServiceCapability_Rpc{Rpc: &csi.ControllerServiceCapability_RPC{Type: c}},
-		})
+// newDriver is a controller plugin with the controller capabilities caps.
+func newDriver(caps ...csi.ControllerServiceCapability_RPC_Type) *fakecsi.Driver {
+	return &fakecsi.Driver{
+		Name:           testDriverName,
+		PluginCaps:     []csi.PluginCapability_Service_Type{csi.PluginCapability_Service_CONTROLLER_SERVICE},
+		ControllerCaps: caps,
 	}
-	return rsp, nil
 }
 
-// startDriver serves d on a unix socket and returns its path and a function
-// that stops it. Callers must stop it only after every connection to it is
-// closed: losing an established connection exits the process.
-func startDriver(t *testing.T, d *fakeDriver) (string, func()) {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "csiprov")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	sock := filepath.Join(dir, "csi.sock")
-	lis, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := grpc.NewServer()
-	csi.RegisterIdentityServer(srv, d)
-	csi.RegisterControllerServer(srv, d)
-	go func() { _ = srv.Serve(lis) }()
-	return sock, srv.Stop
-}
-
-func provisioningDriver() *fakeDriver {
-	return &fakeDriver{controllerCaps: []csi.ControllerServiceCapability_RPC_Type{
-		csi.ControllerServiceCapability_RPC_CREATE_DELETE_VOLUME,
-	}}
+func provisioningDriver() *fakecsi.Driver {
+	return newDriver(csi.ControllerServiceCapability_RPC_CREATE_DELETE_VOLUME)
 }
 
 // fakeAPIServer is just enough of a Kubernetes API server for start-up:

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -24,10 +23,7 @@ func parseFlags(args []string) (*config, error) {
 	// still parsed, as with upstream's parser; realMain warns of them.
 	ignored, err := cmdutil.ParseInterspersed(fs, args)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, err
-		}
-		return nil, errors.New(cmdutil.DashDash(err.Error()))
+		return nil, cmdutil.FlagError(err)
 	}
 	cfg.ignoredArgs = ignored
 	if cfg.showVersion {
@@ -44,24 +40,7 @@ func parseFlags(args []string) (*config, error) {
 // printUsage writes the flag help to w, spelling flags with two dashes.
 func printUsage(w io.Writer) {
 	fs, _ := newFlagSet(newConfig())
-	fmt.Fprintf(w, "Usage of csi-provisioner:\n")
-	fs.VisitAll(func(f *flag.Flag) {
-		typ, usage := flag.UnquoteUsage(f)
-		line := "  --" + f.Name
-		if typ != "" {
-			line += " " + typ
-		}
-		usage = strings.ReplaceAll(usage, "\n", "\n    \t")
-		fmt.Fprintf(w, "%s\n    \t%s", line, usage)
-		switch {
-		case f.DefValue == "" || f.DefValue == "false" || f.DefValue == "0":
-		case typ == "string":
-			fmt.Fprintf(w, " (default %q)", f.DefValue)
-		default:
-			fmt.Fprintf(w, " (default %s)", f.DefValue)
-		}
-		fmt.Fprintln(w)
-	})
+	cmdutil.PrintUsage(w, fs)
 }
 
 // newConfig returns a config whose gates and logging options are at their
@@ -84,8 +63,8 @@ func newFlagSet(cfg *config) (*flag.FlagSet, []string) {
 	fs.BoolVar(&cfg.automaxprocs, "automaxprocs", false, "automatically set GOMAXPROCS to match Linux container CPU quota (the Go runtime already does; accepted for compatibility)")
 
 	fs.BoolVar(&cfg.showVersion, "version", false, "Show version.")
-	fs.StringVar(&cfg.master, "master", "", "Master URL to build a client config from. Either this or kubeconfig needs to be set if the provisioner is being run out of cluster.")
-	fs.StringVar(&cfg.kubeconfig, "kubeconfig", "", "Absolute path to the kubeconfig file. Either this or master needs to be set if the provisioner is being run out of cluster.")
+	fs.StringVar(&cfg.kube.Master, "master", "", "Master URL to build a client config from. Either this or kubeconfig needs to be set if the provisioner is being run out of cluster.")
+	fs.StringVar(&cfg.kube.Kubeconfig, "kubeconfig", "", "Absolute path to the kubeconfig file. Either this or master needs to be set if the provisioner is being run out of cluster.")
 	fs.StringVar(&cfg.csiAddress, "csi-address", defaultCSIAddress, "The gRPC endpoint for Target CSI Volume.")
 	fs.StringVar(&cfg.volumeNamePrefix, "volume-name-prefix", defaultVolumeNamePrefix, "Prefix to apply to the name of a created volume.")
 	fs.IntVar(&cfg.volumeNameUUIDLength, "volume-name-uuid-length", defaultUUIDLength, "Truncates generated UUID of a created volume to this length. Defaults behavior is to NOT truncate.")
@@ -120,9 +99,9 @@ func newFlagSet(cfg *config) (*flag.FlagSet, []string) {
 
 	fs.StringVar(&cfg.defaultFSType, "default-fstype", "", "The default filesystem type of the volume to provision when fstype is unspecified in the StorageClass. If the default is not set and fstype is unset in the StorageClass, then no fstype will be set")
 
-	cfg.kubeAPIQPS = defaultKubeAPIQPS
-	fs.Var((*cmdutil.Float32Value)(&cfg.kubeAPIQPS), "kube-api-qps", "QPS to use while communicating with the kubernetes apiserver. Defaults to 5.0.")
-	fs.IntVar(&cfg.kubeAPIBurst, "kube-api-burst", defaultKubeAPIBurst, "Burst to use while communicating with the kubernetes apiserver. Defaults to 10.")
+	cfg.kube.QPS = defaultKubeAPIQPS
+	fs.Var((*cmdutil.Float32Value)(&cfg.kube.QPS), "kube-api-qps", "QPS to use while communicating with the kubernetes apiserver. Defaults to 5.0.")
+	fs.IntVar(&cfg.kube.Burst, "kube-api-burst", defaultKubeAPIBurst, "Burst to use while communicating with the kubernetes apiserver. Defaults to 10.")
 	fs.Var((*cmdutil.Float32Value)(&cfg.kubeAPIProtectionQPS), "kube-api-protection-qps", "QPS of the client of protection (the provisioning-, cloning- and restore-protection finalizers, PV and PVC protection), a budget of its own so that protection never slows provisioning. 0 (the default) means twice --kube-api-qps.")
 	fs.IntVar(&cfg.kubeAPIProtectionBurst, "kube-api-protection-burst", 0, "Burst of the client of protection. 0 (the default) means twice --kube-api-burst.")
 

@@ -12,6 +12,7 @@ import (
 	logsapi "k8s.io/component-base/logs/api/v1"
 	"k8s.io/klog/v2"
 
+	"github.com/csi-protect/external-provisioner/internal/cmdutil"
 	"github.com/csi-protect/external-provisioner/pkg/features"
 )
 
@@ -147,8 +148,7 @@ func TestDefaults(t *testing.T) {
 	want := config{
 		csiAddress:                     "/run/csi/socket",
 		timeout:                        10 * time.Second,
-		kubeAPIQPS:                     5,
-		kubeAPIBurst:                   10,
+		kube:                           cmdutil.KubeOptions{QPS: 5, Burst: 10},
 		leaseDuration:                  15 * time.Second,
 		renewDeadline:                  10 * time.Second,
 		retryPeriod:                    5 * time.Second,

@@ -17,13 +17,7 @@ import (
 // restConfig builds the API server configuration from the flags (see
 // cmdutil.RESTConfig for the KUBECONFIG rule).
 func restConfig(logger klog.Logger, cfg *config, getenv func(string) string) (*rest.Config, error) {
-	return cmdutil.RESTConfig(logger, cmdutil.KubeOptions{
-		Kubeconfig: cfg.kubeconfig,
-		Master:     cfg.master,
-		QPS:        cfg.kubeAPIQPS,
-		Burst:      cfg.kubeAPIBurst,
-		UserAgent:  "csi-provisioner/" + version,
-	}, getenv)
+	return cmdutil.RESTConfig(logger, cfg.kube, "csi-provisioner/"+version, getenv)
 }
 
 // kubeClients are the API clients of the process, built once by run.

@@ -4,12 +4,8 @@
 package main
 
 import (
-	"errors"
-	"flag"
-	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"k8s.io/klog/v2"
 
@@ -25,22 +21,14 @@ func main() {
 
 // realMain is main without os.Exit: it returns the exit code.
 func realMain(args []string, stdout, stderr io.Writer) int {
+	inv := cmdutil.Invocation{Args: args, Stdout: stdout, Stderr: stderr}
 	cfg, err := parseFlags(args[1:])
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		printUsage(stdout)
-		return 0
-	case err != nil:
-		fmt.Fprintf(stderr, "%s: %v\n", filepath.Base(args[0]), err)
-		return 1
-	case cfg.showVersion:
-		fmt.Fprintln(stdout, args[0], version)
-		return 0
+	if code, end := inv.EndBeforeRun(err, err == nil && cfg.showVersion, version, printUsage); end {
+		return code
 	}
 
 	if err := applyLogging(cfg); err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", filepath.Base(args[0]), err)
-		return 1
+		return inv.Fail(err)
 	}
 	defer klog.Flush()
 

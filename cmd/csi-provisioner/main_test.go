@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil/fakecsi"
 )
 
 func TestRealMainBadFlag(t *testing.T) {
@@ -94,7 +96,7 @@ func TestBinary(t *testing.T) {
 
 	t.Run("SIGTERM", func(t *testing.T) {
 		api := newFakeAPIServer(t)
-		sock, stopDriver := startDriver(t, provisioningDriver())
+		sock, stopDriver := fakecsi.Serve(t, provisioningDriver())
 		cmd := exec.Command(bin, "--csi-address="+sock, "--kubeconfig="+writeKubeconfig(t, api.URL), "--v=2")
 		cmd.Env = append(os.Environ(), "KUBECONFIG=")
 		var logs bytes.Buffer
@@ -124,7 +126,7 @@ func TestBinary(t *testing.T) {
 	})
 	t.Run("JSON logs", func(t *testing.T) {
 		api := newFakeAPIServer(t)
-		sock, stopDriver := startDriver(t, provisioningDriver())
+		sock, stopDriver := fakecsi.Serve(t, provisioningDriver())
 		defer stopDriver()
 		// A gate upstream accepts to no effect, to see its warning logged.
 		cmd := exec.Command(bin, "--csi-address="+sock, "--kubeconfig="+writeKubeconfig(t, api.URL), "--logging-format=json", "--v=2",

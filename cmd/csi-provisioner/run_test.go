@@ -17,6 +17,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
+	"github.com/csi-protect/external-provisioner/internal/testutil/fakecsi"
 )
 
 const childProcessEnv = "CSI_PROVISIONER_TEST_CHILD"
@@ -63,10 +64,10 @@ func eventually(t *testing.T, what string, cond func() bool) {
 // startRun runs the provisioner with args against a fake API server and a
 // fake driver. The returned function waits for run's result, cancelling
 // first if cancel is set.
-func startRun(t *testing.T, api *fakeAPIServer, d *fakeDriver, args ...string) func(cancel bool) error {
+func startRun(t *testing.T, api *fakeAPIServer, d *fakecsi.Driver, args ...string) func(cancel bool) error {
 	t.Helper()
 	t.Setenv("KUBECONFIG", "")
-	sock, stopDriver := startDriver(t, d)
+	sock, stopDriver := fakecsi.Serve(t, d)
 	cfg, err := parseFlags(append([]string{"--csi-address=" + sock, "--kubeconfig=" + writeKubeconfig(t, api.URL)}, args...))
 	if err != nil {
 		t.Fatal(err)
@@ -152,10 +153,10 @@ func TestRunWithoutPublishNeverAsksForAttachments(t *testing.T) {
 	api := newFakeAPIServer(t)
 	api.forbid("volumeattachments")
 	d := provisioningDriver()
-	d.controllerCaps = append(d.controllerCaps, csi.ControllerServiceCapability_RPC_LIST_VOLUMES)
+	d.ControllerCaps = append(d.ControllerCaps, csi.ControllerServiceCapability_RPC_LIST_VOLUMES)
 	stop := startRun(t, api, d, "--orphan-audit-interval=1h")
 
-	eventually(t, "the controllers to run once the caches synced", func() bool { return d.listVolumes.Load() > 0 })
+	eventually(t, "the controllers to run once the caches synced", func() bool { return d.ListVolumesCalls.Load() > 0 })
 	if api.sawRequest("volumeattachments") {
 		t.Error("VolumeAttachments were listed or watched for a driver without PUBLISH_UNPUBLISH_VOLUME")
 	}
@@ -172,7 +173,7 @@ func TestRunWithPublishWatchesAttachments(t *testing.T) {
 	}
 	api := newFakeAPIServer(t)
 	d := provisioningDriver()
-	d.controllerCaps = append(d.controllerCaps, csi.ControllerServiceCapability_RPC_PUBLISH_UNPUBLISH_VOLUME)
+	d.ControllerCaps = append(d.ControllerCaps, csi.ControllerServiceCapability_RPC_PUBLISH_UNPUBLISH_VOLUME)
 	stop := startRun(t, api, d)
 
 	eventually(t, "the controllers to watch VolumeAttachments", func() bool { return api.sawWatch("volumeattachments") })
@@ -233,7 +234,7 @@ func TestRunStartsForDriverWithoutProvisioning(t *testing.T) {
 		return
 	}
 	api := newFakeAPIServer(t)
-	stop := startRun(t, api, &fakeDriver{})
+	stop := startRun(t, api, newDriver())
 
 	eventually(t, "the controllers to watch claims", func() bool { return api.sawWatch("persistentvolumeclaims") })
 	if err := stop(true); err != nil {

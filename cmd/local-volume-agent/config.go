@@ -5,6 +5,8 @@ import (
 	"net"
 	"path/filepath"
 	"time"
+
+	"github.com/csi-protect/external-provisioner/internal/cmdutil"
 )
 
 // config is the parsed command line.
@@ -15,10 +17,7 @@ type config struct {
 	symlinkRoot   string
 	mountInfoPath string
 
-	kubeconfig   string
-	master       string
-	kubeAPIQPS   float32
-	kubeAPIBurst int
+	kube cmdutil.KubeOptions
 
 	httpEndpoint string
 
@@ -55,11 +54,11 @@ func (c *config) validate() []error {
 	if !filepath.IsAbs(c.mountInfoPath) {
 		errs = append(errs, fmt.Errorf("--mountinfo-path must be an absolute path, got %q", c.mountInfoPath))
 	}
-	if c.kubeAPIQPS <= 0 {
-		errs = append(errs, fmt.Errorf("--kube-api-qps must be positive, got %v", c.kubeAPIQPS))
+	if c.kube.QPS <= 0 {
+		errs = append(errs, fmt.Errorf("--kube-api-qps must be positive, got %v", c.kube.QPS))
 	}
-	if c.kubeAPIBurst <= 0 {
-		errs = append(errs, fmt.Errorf("--kube-api-burst must be positive, got %d", c.kubeAPIBurst))
+	if c.kube.Burst <= 0 {
+		errs = append(errs, fmt.Errorf("--kube-api-burst must be positive, got %d", c.kube.Burst))
 	}
 	if c.httpEndpoint != "" {
 		if _, _, err := net.SplitHostPort(c.httpEndpoint); err != nil {

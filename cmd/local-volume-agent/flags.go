@@ -1,11 +1,9 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 
 	"k8s.io/klog/v2"
 
@@ -20,10 +18,7 @@ func parseFlags(args []string, getenv func(string) string) (*config, error) {
 	cfg := &config{}
 	fs := newFlagSet(cfg, getenv(nodeNameEnv))
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, err
-		}
-		return nil, errors.New(cmdutil.DashDash(err.Error()))
+		return nil, cmdutil.FlagError(err)
 	}
 	// The standard parser stops at the first non-flag, which would silently
 	// drop every flag after it.
@@ -41,24 +36,7 @@ func parseFlags(args []string, getenv func(string) string) (*config, error) {
 
 // printUsage writes the flag help to w, spelling flags with two dashes.
 func printUsage(w io.Writer) {
-	fs := newFlagSet(&config{}, "")
-	fmt.Fprintf(w, "Usage of local-volume-agent:\n")
-	fs.VisitAll(func(f *flag.Flag) {
-		typ, usage := flag.UnquoteUsage(f)
-		line := "  --" + f.Name
-		if typ != "" {
-			line += " " + typ
-		}
-		fmt.Fprintf(w, "%s\n    \t%s", line, strings.ReplaceAll(usage, "\n", "\n    \t"))
-		switch {
-		case f.DefValue == "" || f.DefValue == "false" || f.DefValue == "0":
-		case typ == "string":
-			fmt.Fprintf(w, " (default %q)", f.DefValue)
-		default:
-			fmt.Fprintf(w, " (default %s)", f.DefValue)
-		}
-		fmt.Fprintln(w)
-	})
+	cmdutil.PrintUsage(w, newFlagSet(&config{}, ""))
 }
 
 // newFlagSet registers every flag on a fresh set bound to cfg.
@@ -74,11 +52,11 @@ func newFlagSet(cfg *config, envNodeName string) *flag.FlagSet {
 	fs.StringVar(&cfg.nodeName, "node-name", envNodeName, "Name of the node the agent runs on. Defaults to the "+nodeNameEnv+" environment variable; required.")
 	fs.StringVar(&cfg.symlinkRoot, "symlink-root", defaultSymlinkRoot, "Host folder of the <storageClass>/<device> symlinks that the local PVs point at. Absolute, not /.")
 	fs.StringVar(&cfg.mountInfoPath, "mountinfo-path", defaultMountInfoPath, "mountinfo file listing the host's mounts; a device mounted there is never used or wiped. The default needs hostPID in a container.")
-	fs.StringVar(&cfg.master, "master", "", "Master URL to build a client config from. Either this or kubeconfig needs to be set if the agent is being run out of cluster.")
-	fs.StringVar(&cfg.kubeconfig, "kubeconfig", "", "Absolute path to the kubeconfig file. Either this or master needs to be set if the agent is being run out of cluster.")
-	cfg.kubeAPIQPS = defaultKubeAPIQPS
-	fs.Var((*cmdutil.Float32Value)(&cfg.kubeAPIQPS), "kube-api-qps", "QPS to use while communicating with the kubernetes apiserver.")
-	fs.IntVar(&cfg.kubeAPIBurst, "kube-api-burst", defaultKubeAPIBurst, "Burst to use while communicating with the kubernetes apiserver.")
+	fs.StringVar(&cfg.kube.Master, "master", "", "Master URL to build a client config from. Either this or kubeconfig needs to be set if the agent is being run out of cluster.")
+	fs.StringVar(&cfg.kube.Kubeconfig, "kubeconfig", "", "Absolute path to the kubeconfig file. Either this or master needs to be set if the agent is being run out of cluster.")
+	cfg.kube.QPS = defaultKubeAPIQPS
+	fs.Var((*cmdutil.Float32Value)(&cfg.kube.QPS), "kube-api-qps", "QPS to use while communicating with the kubernetes apiserver.")
+	fs.IntVar(&cfg.kube.Burst, "kube-api-burst", defaultKubeAPIBurst, "Burst to use while communicating with the kubernetes apiserver.")
 	fs.StringVar(&cfg.httpEndpoint, "http-endpoint", "", "The TCP network address where the HTTP server for Prometheus metrics (/metrics) and the health check (/healthz) will listen (example: :8080). Empty disables the server.")
 	fs.DurationVar(&cfg.commandTimeout, "command-timeout", defaultCommandTimeout, "Bound of each lsblk, blkid and wipefs run.")
 	fs.DurationVar(&cfg.resync, "resync", defaultResync, "How often every LocalVolume, LocalVolumeSet and PV is synced again, which also discovers new disks.")

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/csi-protect/external-provisioner/internal/cmdutil"
 )
 
 // env returns a getenv that knows only vars.
@@ -22,8 +24,7 @@ func TestParseFlagsDefaults(t *testing.T) {
 		nodeName:       "node-1",
 		symlinkRoot:    "/mnt/local-storage",
 		mountInfoPath:  "/proc/1/mountinfo",
-		kubeAPIQPS:     5,
-		kubeAPIBurst:   10,
+		kube:           cmdutil.KubeOptions{QPS: 5, Burst: 10},
 		commandTimeout: 2 * time.Minute,
 		resync:         time.Minute,
 	}
@@ -42,9 +43,9 @@ func TestParseFlagsAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := config{
-		nodeName: "n", symlinkRoot: "/var/lib/local", kubeconfig: "/k", master: "https://m",
-		kubeAPIQPS: 2.5, kubeAPIBurst: 7, httpEndpoint: ":8080",
+		nodeName: "n", symlinkRoot: "/var/lib/local", httpEndpoint: ":8080",
 		mountInfoPath: "/host/proc/1/mountinfo", commandTimeout: 30 * time.Second, resync: 5 * time.Minute,
+		kube: cmdutil.KubeOptions{Kubeconfig: "/k", Master: "https://m", QPS: 2.5, Burst: 7},
 	}
 	if *cfg != want {
 		t.Errorf("got %+v, want %+v", *cfg, want)

@@ -15,13 +15,7 @@ import (
 // restConfig builds the API server configuration from the flags, as
 // csi-provisioner does (see cmdutil.RESTConfig).
 func restConfig(logger klog.Logger, cfg *config, getenv func(string) string) (*rest.Config, error) {
-	return cmdutil.RESTConfig(logger, cmdutil.KubeOptions{
-		Kubeconfig: cfg.kubeconfig,
-		Master:     cfg.master,
-		QPS:        cfg.kubeAPIQPS,
-		Burst:      cfg.kubeAPIBurst,
-		UserAgent:  "local-volume-agent/" + version,
-	}, getenv)
+	return cmdutil.RESTConfig(logger, cfg.kube, "local-volume-agent/"+version, getenv)
 }
 
 // newClients returns the Kubernetes client (protobuf, cheaper for the

@@ -2,6 +2,7 @@ package cmdutil
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"maps"
 	"regexp"
@@ -39,6 +40,16 @@ var flagRef = regexp.MustCompile(`(flag|flag provided but not defined:|flag need
 // in every other message and in the documentation.
 func DashDash(msg string) string {
 	return OneLine(flagRef.ReplaceAllString(msg, "$1 --$2"))
+}
+
+// FlagError is an error of flag.FlagSet.Parse as the user sees it:
+// flag.ErrHelp unchanged, for the caller to print help; any other with its
+// flags spelled with two dashes (see DashDash).
+func FlagError(err error) error {
+	if errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	return errors.New(DashDash(err.Error()))
 }
 
 // JoinOneLine joins errors with "; " so the result stays on one line.

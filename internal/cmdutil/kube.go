@@ -14,14 +14,13 @@ type KubeOptions struct {
 	Master     string
 	QPS        float32
 	Burst      int
-	UserAgent  string
 }
 
 // RESTConfig builds the API server configuration as upstream
 // external-provisioner does: the KUBECONFIG environment variable overrides
 // --kubeconfig; a kubeconfig or --master means out of cluster, otherwise the
-// in-cluster service account.
-func RESTConfig(logger klog.Logger, opts KubeOptions, getenv func(string) string) (*rest.Config, error) {
+// in-cluster service account. userAgent names the command to the server.
+func RESTConfig(logger klog.Logger, opts KubeOptions, userAgent string, getenv func(string) string) (*rest.Config, error) {
 	kubeconfig := opts.Kubeconfig
 	if env := getenv("KUBECONFIG"); env != "" {
 		logger.Info("Using the KUBECONFIG environment variable", "kubeconfig", env)
@@ -41,6 +40,6 @@ func RESTConfig(logger klog.Logger, opts KubeOptions, getenv func(string) string
 	}
 	rc.QPS = opts.QPS
 	rc.Burst = opts.Burst
-	rc.UserAgent = opts.UserAgent
+	rc.UserAgent = userAgent
 	return rc, nil
 }

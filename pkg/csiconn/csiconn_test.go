@@ -3,10 +3,8 @@ package csiconn
 import (
 	"context"
 	"errors"
-	"net"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,75 +13,19 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/types/known/wrapperspb"
 	"k8s.io/klog/v2/ktesting"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil/fakecsi"
 )
-
-// fakeDriver implements just enough of Identity and Controller for discovery.
-type fakeDriver struct {
-	csi.UnimplementedIdentityServer
-	csi.UnimplementedControllerServer
-
-	name           string
-	pluginCaps     []csi.PluginCapability_Service_Type
-	controllerCaps []csi.ControllerServiceCapability_RPC_Type
-	// notReadyProbes is how many Probe calls answer "not ready" first.
-	notReadyProbes int32
-	probeErr       error
-
-	probes           atomic.Int32
-	controllerCapsRq atomic.Int32
-}
-
-func (d *fakeDriver) GetPluginInfo(context.Context, *csi.GetPluginInfoRequest) (*csi.GetPluginInfoResponse, error) {
-	return &csi.GetPluginInfoResponse{Name: d.name, VendorVersion: "test"}, nil
-}
-
-func (d *fakeDriver) GetPluginCapabilities(context.Context, *csi.GetPluginCapabilitiesRequest) (*csi.GetPluginCapabilitiesResponse, error) {
-	rsp := &csi.GetPluginCapabilitiesResponse{}
-	for _, c := range d.pluginCaps {
-		rsp.Capabilities = append(rsp.Capabilities, &csi.PluginCapability{
-			Type: &csi.PluginCapability_Service_{Service: &csi.PluginCapability_Service{Type: c}},
-		})
-	}
-	return rsp, nil
-}
-
-func (d *fakeDriver) Probe(context.Context, *csi.ProbeRequest) (*csi.ProbeResponse, error) {
-	n := d.probes.Add(1)
-	if d.probeErr != nil {
-		return nil, d.probeErr
-	}
-	return &csi.ProbeResponse{Ready: wrapperspb.Bool(n > d.notReadyProbes)}, nil
-}
-
-func (d *fakeDriver) ControllerGetCapabilities(context.Context, *csi.ControllerGetCapabilitiesRequest) (*csi.ControllerGetCapabilitiesResponse, error) {
-	d.controllerCapsRq.Add(1)
-	rsp := &csi.ControllerGetCapabilitiesResponse{}
-	for _, c := range d.controllerCaps {
-		rsp.Capabilities = append(rsp.Capabilities, &csi.ControllerServiceCapability{
-			Type: &csi.ControllerServiceCapability_Rpc{Rpc: &csi.ControllerServiceCapability_RPC{Type: c}},
-		})
-	}
-	return rsp, nil
-}
 
 // serve starts d on a unix socket and returns a connection to it. The
 // connection is closed before the server stops: Connect exits the process
 // when an established connection is lost.
-func serve(t *testing.T, d *fakeDriver) *grpc.ClientConn {
+func serve(t *testing.T, d *fakecsi.Driver) *grpc.ClientConn {
 	t.Helper()
 	_, ctx := ktesting.NewTestContext(t)
-	sock := filepath.Join(t.TempDir(), "csi.sock")
-	lis, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := grpc.NewServer()
-	csi.RegisterIdentityServer(srv, d)
-	csi.RegisterControllerServer(srv, d)
-	go func() { _ = srv.Serve(lis) }()
-	t.Cleanup(srv.Stop)
+	sock, stop := fakecsi.Serve(t, d)
+	t.Cleanup(stop)
 
 	conn, err := Connect(ctx, "unix://"+sock, metrics.NewCSIMetricsManagerForSidecar(""))
 	if err != nil {
@@ -93,14 +35,14 @@ func serve(t *testing.T, d *fakeDriver) *grpc.ClientConn {
 	return conn
 }
 
-func fullDriver() *fakeDriver {
-	return &fakeDriver{
-		name: "hostpath.csi.k8s.io",
-		pluginCaps: []csi.PluginCapability_Service_Type{
+func fullDriver() *fakecsi.Driver {
+	return &fakecsi.Driver{
+		Name: "hostpath.csi.k8s.io",
+		PluginCaps: []csi.PluginCapability_Service_Type{
 			csi.PluginCapability_Service_CONTROLLER_SERVICE,
 			csi.PluginCapability_Service_VOLUME_ACCESSIBILITY_CONSTRAINTS,
 		},
-		controllerCaps: []csi.ControllerServiceCapability_RPC_Type{
+		ControllerCaps: []csi.ControllerServiceCapability_RPC_Type{
 			csi.ControllerServiceCapability_RPC_CREATE_DELETE_VOLUME,
 			csi.ControllerServiceCapability_RPC_PUBLISH_UNPUBLISH_VOLUME,
 		},
@@ -135,13 +77,13 @@ func TestDiscover(t *testing.T) {
 func TestDiscoverWaitsForReady(t *testing.T) {
 	_, ctx := ktesting.NewTestContext(t)
 	d := fullDriver()
-	d.notReadyProbes = 1
+	d.NotReadyProbes = 1
 	conn := serve(t, d)
 
 	if _, err := Discover(ctx, conn, time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if got := d.probes.Load(); got < 2 {
+	if got := d.Probes.Load(); got < 2 {
 		t.Errorf("probed %d times, want at least 2", got)
 	}
 }
@@ -149,7 +91,7 @@ func TestDiscoverWaitsForReady(t *testing.T) {
 func TestDiscoverStopsWithContext(t *testing.T) {
 	_, ctx := ktesting.NewTestContext(t)
 	d := fullDriver()
-	d.notReadyProbes = 1 << 30
+	d.NotReadyProbes = 1 << 30
 	conn := serve(t, d)
 
 	ctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
@@ -163,7 +105,7 @@ func TestDiscoverStopsWithContext(t *testing.T) {
 func TestDiscoverProbeError(t *testing.T) {
 	_, ctx := ktesting.NewTestContext(t)
 	d := fullDriver()
-	d.probeErr = status.Error(codes.FailedPrecondition, "backend down")
+	d.ProbeErr = status.Error(codes.FailedPrecondition, "backend down")
 	conn := serve(t, d)
 
 	_, err := Discover(ctx, conn, time.Second)
@@ -175,7 +117,7 @@ func TestDiscoverProbeError(t *testing.T) {
 func TestDiscoverEmptyName(t *testing.T) {
 	_, ctx := ktesting.NewTestContext(t)
 	d := fullDriver()
-	d.name = ""
+	d.Name = ""
 	conn := serve(t, d)
 
 	_, err := Discover(ctx, conn, time.Second)
@@ -187,14 +129,14 @@ func TestDiscoverEmptyName(t *testing.T) {
 func TestValidateNoControllerService(t *testing.T) {
 	_, ctx := ktesting.NewTestContext(t)
 	d := fullDriver()
-	d.pluginCaps = nil
+	d.PluginCaps = nil
 	conn := serve(t, d)
 
 	info, err := Discover(ctx, conn, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := d.controllerCapsRq.Load(); n != 0 {
+	if n := d.ControllerCapsCalls.Load(); n != 0 {
 		t.Errorf("ControllerGetCapabilities called %d times on a driver without controller service", n)
 	}
 	err = info.Validate()
@@ -211,7 +153,7 @@ func TestValidateNoControllerService(t *testing.T) {
 func TestValidateNoCreateDelete(t *testing.T) {
 	_, ctx := ktesting.NewTestContext(t)
 	d := fullDriver()
-	d.controllerCaps = []csi.ControllerServiceCapability_RPC_Type{
+	d.ControllerCaps = []csi.ControllerServiceCapability_RPC_Type{
 		csi.ControllerServiceCapability_RPC_PUBLISH_UNPUBLISH_VOLUME,
 	}
 	conn := serve(t, d)

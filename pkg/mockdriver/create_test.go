@@ -3,7 +3,6 @@ package mockdriver
 import (
 	"context"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -364,13 +363,7 @@ func TestCreateVolumeRecordsSecretKeysOnly(t *testing.T) {
 		t.Fatalf("deletions %+v", dels)
 	}
 
-	data, err := os.ReadFile(stateFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(string(data), "s3cr3t") {
-		t.Fatalf("state file contains a secret value:\n%s", data)
-	}
+	wantNoSecretValue(t, stateFile)
 }
 
 func TestDeleteVolume(t *testing.T) {

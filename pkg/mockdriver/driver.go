@@ -186,7 +186,7 @@ func (d *Driver) NodeID() string { return d.nodeID }
 func (d *Driver) Volumes() []Volume {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.state.volumeList()
+	return cloneAll(d.state.Volumes)
 }
 
 func (d *Driver) hasVolumeNamed(name string) bool {
@@ -210,11 +210,7 @@ func (d *Driver) Publications() []Publication {
 func (d *Driver) Deletions() []Deletion {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	out := make([]Deletion, len(d.state.Deletions))
-	for i, del := range d.state.Deletions {
-		out[i] = del.clone()
-	}
-	return out
+	return cloneAll(d.state.Deletions)
 }
 
 // Calls returns how many times the named CSI method has been called, for

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -145,6 +146,19 @@ func wantCode(t *testing.T, err error, want codes.Code) {
 	t.Helper()
 	if got := status.Code(err); got != want {
 		t.Fatalf("got code %v (%v), want %v", got, err, want)
+	}
+}
+
+// wantNoSecretValue fails if the state file holds "s3cr3t", which every
+// secret value of the tests contains: the driver stores secrets' keys only.
+func wantNoSecretValue(t *testing.T, stateFile string) {
+	t.Helper()
+	data, err := os.ReadFile(stateFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "s3cr3t") {
+		t.Fatalf("state file contains a secret value:\n%s", data)
 	}
 }
 

@@ -45,35 +45,16 @@ func (s Snapshot) clone() Snapshot {
 	return s
 }
 
-func (s *state) snapshotList() []Snapshot {
-	out := make([]Snapshot, len(s.Snapshots))
-	for i, sn := range s.Snapshots {
-		out[i] = sn.clone()
-	}
-	return out
-}
-
 func (s *state) snapshotByName(name string) *Snapshot {
-	for i := range s.Snapshots {
-		if s.Snapshots[i].Name == name {
-			return &s.Snapshots[i]
-		}
-	}
-	return nil
+	return find(s.Snapshots, func(sn Snapshot) bool { return sn.Name == name })
 }
 
 func (s *state) snapshotByID(id string) *Snapshot {
-	for i := range s.Snapshots {
-		if s.Snapshots[i].ID == id {
-			return &s.Snapshots[i]
-		}
-	}
-	return nil
+	return find(s.Snapshots, func(sn Snapshot) bool { return sn.ID == id })
 }
 
 func (s *state) addSnapshot(sn Snapshot) {
-	sn.Seq = s.NextSeq
-	s.NextSeq++
+	sn.Seq = s.takeSeq()
 	s.Snapshots = append(s.Snapshots, sn)
 }
 
@@ -144,7 +125,7 @@ func (s *controllerServer) DeleteSnapshot(ctx context.Context, req *csi.DeleteSn
 func (d *Driver) Snapshots() []Snapshot {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.state.snapshotList()
+	return cloneAll(d.state.Snapshots)
 }
 
 func (d *Driver) hasSnapshotNamed(name string) bool {

@@ -18,26 +18,8 @@ func TestSnapshotsSurviveRestart(t *testing.T) {
 	snap := mustSnapshot(t, first, "snap-1", vol.GetVolumeId())
 	deleteSnapshot(t, first, mustSnapshot(t, first, "gone", vol.GetVolumeId()).GetSnapshotId())
 	mustCreate(t, first, restoreReq("restored", gib, snap.GetSnapshotId()))
-	beforeSnaps, beforeVols := first.Snapshots(), first.Volumes()
-	if err := first.stop(); err != nil {
-		t.Fatalf("stopping the first driver: %v", err)
-	}
-
-	fromFile, err := ReadSnapshots(stateFile)
-	if err != nil {
-		t.Fatalf("ReadSnapshots: %v", err)
-	}
-	if !reflect.DeepEqual(fromFile, beforeSnaps) {
-		t.Fatalf("state file holds %+v, driver held %+v", fromFile, beforeSnaps)
-	}
-
-	second := startDriver(t, cfg)
-	if after := second.Snapshots(); !reflect.DeepEqual(after, beforeSnaps) {
-		t.Fatalf("snapshots after restart %+v, before %+v", after, beforeSnaps)
-	}
-	if after := second.Volumes(); !reflect.DeepEqual(after, beforeVols) {
-		t.Fatalf("volumes after restart %+v, before %+v", after, beforeVols)
-	}
+	beforeVols := first.Volumes()
+	second := restart(t, first, cfg)
 	// The restarted driver answers a retry with the snapshot it cut before,
 	// and numbers new snapshots after the old ones.
 	if again := mustSnapshot(t, second, "snap-1", vol.GetVolumeId()); again.GetSnapshotId() != snap.GetSnapshotId() {
@@ -54,14 +36,10 @@ func TestSnapshotsSurviveRestart(t *testing.T) {
 // volumes get data ids, a clone sharing its source's, and the driver
 // rewrites the file in the current version.
 func TestStateFileFromBeforeSnapshotsLoads(t *testing.T) {
-	stateFile := filepath.Join(t.TempDir(), "state.json")
-	old := `{"version":1,"nextSeq":3,"volumes":[` +
-		`{"name":"source","id":"mock-1","capacityBytes":1073741824,"accessType":"mount","seq":1},` +
-		`{"name":"clone","id":"mock-2","capacityBytes":1073741824,"sourceVolumeID":"mock-1","accessType":"mount","seq":2}],` +
-		`"publications":[],"deletions":[]}`
-	if err := os.WriteFile(stateFile, []byte(old), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	stateFile := writeStateFile(t, `{"version":1,"nextSeq":3,"volumes":[`+
+		`{"name":"source","id":"mock-1","capacityBytes":1073741824,"accessType":"mount","seq":1},`+
+		`{"name":"clone","id":"mock-2","capacityBytes":1073741824,"sourceVolumeID":"mock-1","accessType":"mount","seq":2}],`+
+		`"publications":[],"deletions":[]}`)
 	read, err := ReadVolumes(stateFile)
 	if err != nil {
 		t.Fatalf("ReadVolumes of a version 1 file: %v", err)
@@ -114,30 +92,7 @@ func TestCorruptSnapshotStateIsAnError(t *testing.T) {
 		"no source volume":      strings.Replace(valid, `"sourceVolumeID":"mock-1","sizeBytes":1,"dataID":"data-1","creationTime":"2026-01-01T00:00:00Z","readyToUse":true,"seq":3`, `"sizeBytes":1,"dataID":"data-1","creationTime":"2026-01-01T00:00:00Z","readyToUse":true,"seq":3`, 1),
 		"negative size":         strings.Replace(valid, `"sizeBytes":1,"dataID":"data-1","creationTime":"2026-01-01T00:00:00Z","readyToUse":true,"seq":3`, `"sizeBytes":-1,"dataID":"data-1","creationTime":"2026-01-01T00:00:00Z","readyToUse":true,"seq":3`, 1),
 	}
-	for name, content := range cases {
-		t.Run(name, func(t *testing.T) {
-			if content == valid {
-				t.Fatal("the case does not change the valid file")
-			}
-			stateFile := filepath.Join(t.TempDir(), "state.json")
-			if err := os.WriteFile(stateFile, []byte(content), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := New(Config{StateFile: stateFile}); err == nil || !strings.Contains(err.Error(), "corrupt") {
-				t.Fatalf("New with a %s state file: err = %v, want a corruption error", name, err)
-			}
-		})
-	}
-
-	t.Run("valid control", func(t *testing.T) {
-		stateFile := filepath.Join(t.TempDir(), "state.json")
-		if err := os.WriteFile(stateFile, []byte(valid), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		d, err := New(Config{StateFile: stateFile})
-		if err != nil {
-			t.Fatalf("New: %v", err)
-		}
+	testCorruptStates(t, valid, cases, func(t *testing.T, d *Driver) {
 		if got := len(d.Snapshots()); got != 2 {
 			t.Fatalf("%d snapshots loaded, want 2", got)
 		}

@@ -93,6 +93,11 @@ type Publication struct {
 	SecretKeys []string `json:"secretKeys,omitempty"`
 }
 
+func (p Publication) clone() Publication {
+	p.SecretKeys = slices.Clone(p.SecretKeys)
+	return p
+}
+
 // Deletion records a DeleteVolume that removed a volume.
 type Deletion struct {
 	VolumeID   string   `json:"volumeID"`
@@ -122,45 +127,47 @@ func newState() *state {
 }
 
 func (s *state) clone() *state {
-	c := &state{Version: s.Version, NextSeq: s.NextSeq}
-	c.Volumes = s.volumeList()
-	c.Publications = make([]Publication, len(s.Publications))
-	for i, p := range s.Publications {
-		p.SecretKeys = slices.Clone(p.SecretKeys)
-		c.Publications[i] = p
+	return &state{
+		Version:      s.Version,
+		NextSeq:      s.NextSeq,
+		Volumes:      cloneAll(s.Volumes),
+		Publications: cloneAll(s.Publications),
+		Deletions:    cloneAll(s.Deletions),
+		Snapshots:    cloneAll(s.Snapshots),
 	}
-	c.Deletions = make([]Deletion, len(s.Deletions))
-	for i, del := range s.Deletions {
-		c.Deletions[i] = del.clone()
-	}
-	c.Snapshots = s.snapshotList()
-	return c
 }
 
-func (s *state) volumeList() []Volume {
-	out := make([]Volume, len(s.Volumes))
-	for i, v := range s.Volumes {
-		out[i] = v.clone()
+// cloneAll returns a deep copy of items, which share no memory with it.
+func cloneAll[T interface{ clone() T }](items []T) []T {
+	out := make([]T, len(items))
+	for i, item := range items {
+		out[i] = item.clone()
 	}
 	return out
 }
 
-func (s *state) volumeByName(name string) *Volume {
-	for i := range s.Volumes {
-		if s.Volumes[i].Name == name {
-			return &s.Volumes[i]
-		}
+// find returns the first of items that match accepts, to change in place;
+// nil if there is none.
+func find[T any](items []T, match func(T) bool) *T {
+	if i := slices.IndexFunc(items, match); i >= 0 {
+		return &items[i]
 	}
 	return nil
 }
 
+// takeSeq returns the next sequence number, which volumes and snapshots
+// share.
+func (s *state) takeSeq() uint64 {
+	s.NextSeq++
+	return s.NextSeq - 1
+}
+
+func (s *state) volumeByName(name string) *Volume {
+	return find(s.Volumes, func(v Volume) bool { return v.Name == name })
+}
+
 func (s *state) volumeByID(id string) *Volume {
-	for i := range s.Volumes {
-		if s.Volumes[i].ID == id {
-			return &s.Volumes[i]
-		}
-	}
-	return nil
+	return find(s.Volumes, func(v Volume) bool { return v.ID == id })
 }
 
 func (s *state) publicationsOf(volumeID string) []Publication {
@@ -174,8 +181,7 @@ func (s *state) publicationsOf(volumeID string) []Publication {
 }
 
 func (s *state) addVolume(v Volume) {
-	v.Seq = s.NextSeq
-	s.NextSeq++
+	v.Seq = s.takeSeq()
 	s.Volumes = append(s.Volumes, v)
 }
 

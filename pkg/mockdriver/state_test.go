@@ -11,6 +11,76 @@ import (
 	"google.golang.org/grpc/codes"
 )
 
+// restart stops first and starts a driver on its state file, after
+// checking that the file holds first's volumes and snapshots as
+// ReadVolumes and ReadSnapshots read it, and that the new driver holds them
+// too.
+func restart(t *testing.T, first *testDriver, cfg Config) *testDriver {
+	t.Helper()
+	vols, snaps := first.Volumes(), first.Snapshots()
+	if err := first.stop(); err != nil {
+		t.Fatalf("stopping the first driver: %v", err)
+	}
+	fileVols, err := ReadVolumes(cfg.StateFile)
+	if err != nil {
+		t.Fatalf("ReadVolumes: %v", err)
+	}
+	fileSnaps, err := ReadSnapshots(cfg.StateFile)
+	if err != nil {
+		t.Fatalf("ReadSnapshots: %v", err)
+	}
+	if !reflect.DeepEqual(fileVols, vols) || !reflect.DeepEqual(fileSnaps, snaps) {
+		t.Fatalf("state file holds %+v and %+v, driver held %+v and %+v", fileVols, fileSnaps, vols, snaps)
+	}
+	second := startDriver(t, cfg)
+	if after := second.Volumes(); !reflect.DeepEqual(after, vols) {
+		t.Fatalf("volumes after restart %+v, before %+v", after, vols)
+	}
+	if after := second.Snapshots(); !reflect.DeepEqual(after, snaps) {
+		t.Fatalf("snapshots after restart %+v, before %+v", after, snaps)
+	}
+	return second
+}
+
+// testCorruptStates checks that New refuses each of cases, broken copies of
+// the state file valid, as corrupt and leaves the file as it is; and that
+// valid loads, giving what loaded checks.
+func testCorruptStates(t *testing.T, valid string, cases map[string]string, loaded func(*testing.T, *Driver)) {
+	t.Helper()
+	for name, content := range cases {
+		t.Run(name, func(t *testing.T) {
+			if content == valid {
+				t.Fatal("the case does not change the valid file")
+			}
+			stateFile := writeStateFile(t, content)
+			_, err := New(Config{StateFile: stateFile})
+			if err == nil || !strings.Contains(err.Error(), "corrupt") {
+				t.Fatalf("New with a %s state file: err = %v, want a corruption error", name, err)
+			}
+			after, err := os.ReadFile(stateFile)
+			if err != nil || string(after) != content {
+				t.Fatalf("corrupt state file was modified (err %v)", err)
+			}
+		})
+	}
+	t.Run("valid control", func(t *testing.T) {
+		d, err := New(Config{StateFile: writeStateFile(t, valid)})
+		if err != nil {
+			t.Fatalf("New: %v", err)
+		}
+		loaded(t, d)
+	})
+}
+
+func writeStateFile(t *testing.T, content string) string {
+	t.Helper()
+	stateFile := filepath.Join(t.TempDir(), "state.json")
+	if err := os.WriteFile(stateFile, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return stateFile
+}
+
 func TestStateSurvivesRestart(t *testing.T) {
 	stateFile := filepath.Join(t.TempDir(), "state.json")
 	cfg := Config{StateFile: stateFile, Topology: true, NodeID: "node-a"}
@@ -27,22 +97,7 @@ func TestStateSurvivesRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := first.Volumes()
-	if err := first.stop(); err != nil {
-		t.Fatalf("stopping the first driver: %v", err)
-	}
-
-	fromFile, err := ReadVolumes(stateFile)
-	if err != nil {
-		t.Fatalf("ReadVolumes: %v", err)
-	}
-	if !reflect.DeepEqual(fromFile, before) {
-		t.Fatalf("state file holds %+v, driver held %+v", fromFile, before)
-	}
-
-	second := startDriver(t, cfg)
-	if after := second.Volumes(); !reflect.DeepEqual(after, before) {
-		t.Fatalf("after restart %+v, before %+v", after, before)
-	}
+	second := restart(t, first, cfg)
 	if len(second.Deletions()) != 1 {
 		t.Fatalf("deletions not restored: %+v", second.Deletions())
 	}
@@ -107,32 +162,7 @@ func TestCorruptStateFileIsAnError(t *testing.T) {
 		"unknown access":    strings.Replace(valid, `"accessType":"mount","seq":2`, `"accessType":"tape","seq":2`, 1),
 		"negative capacity": strings.Replace(valid, `"capacityBytes":1,"accessType":"mount","seq":2`, `"capacityBytes":-1,"accessType":"mount","seq":2`, 1),
 	}
-	for name, content := range cases {
-		t.Run(name, func(t *testing.T) {
-			stateFile := filepath.Join(t.TempDir(), "state.json")
-			if err := os.WriteFile(stateFile, []byte(content), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			_, err := New(Config{StateFile: stateFile})
-			if err == nil || !strings.Contains(err.Error(), "corrupt") {
-				t.Fatalf("New with a %s state file: err = %v, want a corruption error", name, err)
-			}
-			after, err := os.ReadFile(stateFile)
-			if err != nil || string(after) != content {
-				t.Fatalf("corrupt state file was modified (err %v)", err)
-			}
-		})
-	}
-
-	t.Run("valid control", func(t *testing.T) {
-		stateFile := filepath.Join(t.TempDir(), "state.json")
-		if err := os.WriteFile(stateFile, []byte(valid), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		d, err := New(Config{StateFile: stateFile})
-		if err != nil {
-			t.Fatalf("New: %v", err)
-		}
+	testCorruptStates(t, valid, cases, func(t *testing.T, d *Driver) {
 		if got := len(d.Volumes()); got != 2 {
 			t.Fatalf("%d volumes loaded, want 2", got)
 		}

@@ -57,8 +57,7 @@ func TestRunTwiceFails(t *testing.T) {
 // Without Metrics the agent works on a private set that no registry, the
 // global one included, exposes.
 func TestNilMetricsStayPrivate(t *testing.T) {
-	h := newHost(t, disk{kname: "/dev/sdb", id: "wwn-0x1"})
-	e := newEnv(t, h, nil, newLocalVolume("lv", []string{"/dev/sdb"}))
+	h, e := newOneDiskEnv(t)
 	a, err := New(Options{NodeName: testNode, SymlinkRoot: testRoot, Client: e.client, LocalClient: e.local,
 		Runner: h, FS: h.fs, Checker: h.checker(), Wiper: h, EventRecorder: record.NewFakeRecorder(100)})
 	if err != nil {

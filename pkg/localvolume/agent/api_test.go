@@ -19,33 +19,44 @@ import (
 // setOwner creates or replaces a LocalVolume or LocalVolumeSet.
 func (e *env) setOwner(obj runtime.Object) {
 	e.t.Helper()
-	ctx := context.Background()
 	var err error
 	switch o := obj.(type) {
 	case *localv1.LocalVolume:
-		client := e.local.LocalV1().LocalVolumes(o.Namespace)
-		if cur, getErr := client.Get(ctx, o.Name, metav1.GetOptions{}); getErr == nil {
-			o = o.DeepCopy()
-			o.ResourceVersion = cur.ResourceVersion
-			_, err = client.Update(ctx, o, metav1.UpdateOptions{})
-		} else {
-			_, err = client.Create(ctx, o, metav1.CreateOptions{})
-		}
+		err = createOrReplace(e.local.LocalV1().LocalVolumes(o.Namespace), o)
 	case *localv1alpha1.LocalVolumeSet:
-		client := e.local.LocalV1alpha1().LocalVolumeSets(o.Namespace)
-		if cur, getErr := client.Get(ctx, o.Name, metav1.GetOptions{}); getErr == nil {
-			o = o.DeepCopy()
-			o.ResourceVersion = cur.ResourceVersion
-			_, err = client.Update(ctx, o, metav1.UpdateOptions{})
-		} else {
-			_, err = client.Create(ctx, o, metav1.CreateOptions{})
-		}
+		err = createOrReplace(e.local.LocalV1alpha1().LocalVolumeSets(o.Namespace), o)
 	default:
 		e.t.Fatalf("not an owner: %T", obj)
 	}
 	if err != nil {
 		e.t.Fatal(err)
 	}
+}
+
+// typedClient is the part of a generated typed client that
+// createOrReplace uses.
+type typedClient[T any] interface {
+	Get(ctx context.Context, name string, opts metav1.GetOptions) (T, error)
+	Create(ctx context.Context, obj T, opts metav1.CreateOptions) (T, error)
+	Update(ctx context.Context, obj T, opts metav1.UpdateOptions) (T, error)
+}
+
+// createOrReplace creates obj, or replaces the object of its name if there
+// is one; obj itself is not changed.
+func createOrReplace[T interface {
+	metav1.Object
+	DeepCopyObject() runtime.Object
+}](client typedClient[T], obj T) error {
+	ctx := context.Background()
+	cur, err := client.Get(ctx, obj.GetName(), metav1.GetOptions{})
+	if err != nil {
+		_, err = client.Create(ctx, obj, metav1.CreateOptions{})
+		return err
+	}
+	obj = obj.DeepCopyObject().(T)
+	obj.SetResourceVersion(cur.GetResourceVersion())
+	_, err = client.Update(ctx, obj, metav1.UpdateOptions{})
+	return err
 }
 
 func (e *env) pvs() []corev1.PersistentVolume {

@@ -46,13 +46,23 @@ func (e *env) waitRecreated(name string, old string) *corev1.PersistentVolume {
 	return pv
 }
 
-func TestReleasedVolumeIsWipedOnceAndDeleted(t *testing.T) {
-	h := newHost(t, disk{kname: "/dev/sdb", id: "wwn-0x1"})
-	e := newEnv(t, h, nil, newLocalVolume("lv", []string{"/dev/sdb"}))
+// finishWithOneWipe starts a new agent and waits until it has deleted the
+// released PV old, offered the disk again and synced the new PV; /dev/sdb
+// must have been wiped once in all, by either agent.
+func (e *env) finishWithOneWipe(old *corev1.PersistentVolume) {
+	e.t.Helper()
 	e.start()
-	name := PVName(testNode, testRoot+"/local-sc/wwn-0x1")
-	eventually(t, "the PV", func() bool { _, ok := e.pv(name); return ok })
-	old := e.mustPV(name)
+	e.waitRecreated(old.Name, string(old.UID))
+	e.nextSync(volumeKey(old.Name))
+	if n := e.host.wipeCount("/dev/sdb"); n != 1 {
+		e.t.Errorf("wiped %d times in all, want 1", n)
+	}
+}
+
+func TestReleasedVolumeIsWipedOnceAndDeleted(t *testing.T) {
+	h, e := newOneDiskEnv(t)
+	old := e.startForPV()
+	name := old.Name
 	e.release(name)
 
 	fresh := e.waitRecreated(name, string(old.UID))
@@ -120,8 +130,7 @@ func TestReleasedVolumeIsWipedOnceAndDeleted(t *testing.T) {
 // A restart after the wipe was recorded, before the PV was deleted, only
 // deletes.
 func TestRestartAfterWipedDoesNotWipeAgain(t *testing.T) {
-	h := newHost(t, disk{kname: "/dev/sdb", id: "wwn-0x1"})
-	e := newEnv(t, h, nil, newLocalVolume("lv", []string{"/dev/sdb"}))
+	h, e := newOneDiskEnv(t)
 	var failDelete atomic.Bool
 	failDelete.Store(true)
 	e.client.PrependReactor("delete", "persistentvolumes", func(k8stesting.Action) (bool, runtime.Object, error) {
@@ -130,10 +139,8 @@ func TestRestartAfterWipedDoesNotWipeAgain(t *testing.T) {
 		}
 		return false, nil, nil
 	})
-	e.start()
-	name := PVName(testNode, testRoot+"/local-sc/wwn-0x1")
-	eventually(t, "the PV", func() bool { _, ok := e.pv(name); return ok })
-	old := e.mustPV(name)
+	old := e.startForPV()
+	name := old.Name
 	e.release(name)
 	eventually(t, "the wipe recorded", func() bool {
 		_, ok := e.mustPV(name).Annotations[AnnotationWiped]
@@ -146,12 +153,7 @@ func TestRestartAfterWipedDoesNotWipeAgain(t *testing.T) {
 
 	e.stop()
 	failDelete.Store(false)
-	e.start()
-	e.waitRecreated(name, string(old.UID))
-	e.nextSync(volumeKey(name))
-	if n := h.wipeCount("/dev/sdb"); n != 1 {
-		t.Errorf("wiped %d times across the restart, want 1", n)
-	}
+	e.finishWithOneWipe(old)
 	if got := e.metric("wipes_total{ok}"); got != 0 {
 		t.Errorf("the new agent wiped: wipes_total{ok} = %v", got)
 	}
@@ -160,8 +162,7 @@ func TestRestartAfterWipedDoesNotWipeAgain(t *testing.T) {
 // A restart in the middle of a wipe: the new agent wipes once more, then
 // deletes. The PV stays until the agent deletes it.
 func TestRestartAfterInterruptedWipe(t *testing.T) {
-	h := newHost(t, disk{kname: "/dev/sdb", id: "wwn-0x1"})
-	e := newEnv(t, h, nil, newLocalVolume("lv", []string{"/dev/sdb"}))
+	h, e := newOneDiskEnv(t)
 	entered := make(chan struct{}, 1)
 	h.setWipeHook(func(ctx context.Context, _ string) error {
 		select {
@@ -171,10 +172,8 @@ func TestRestartAfterInterruptedWipe(t *testing.T) {
 		<-ctx.Done() // the agent is killed mid-wipe
 		return ctx.Err()
 	})
-	e.start()
-	name := PVName(testNode, testRoot+"/local-sc/wwn-0x1")
-	eventually(t, "the PV", func() bool { _, ok := e.pv(name); return ok })
-	old := e.mustPV(name)
+	old := e.startForPV()
+	name := old.Name
 	h.format("/dev/sdb", "ext4")
 	e.release(name)
 	<-entered
@@ -196,12 +195,7 @@ func TestRestartAfterInterruptedWipe(t *testing.T) {
 	deletesBefore := len(e.pvActions(name))
 
 	h.setWipeHook(nil)
-	e.start()
-	e.waitRecreated(name, string(old.UID))
-	e.nextSync(volumeKey(name))
-	if n := h.wipeCount("/dev/sdb"); n != 1 {
-		t.Errorf("wiped %d times after the restart, want 1", n)
-	}
+	e.finishWithOneWipe(old)
 	// The only delete is the new agent's, after its wipe was recorded.
 	var sawWiped bool
 	for _, a := range e.pvActions(name)[deletesBefore:] {
@@ -224,12 +218,9 @@ func TestRestartAfterInterruptedWipe(t *testing.T) {
 }
 
 func TestDeviceInUseAtWipeTimeIsNotWiped(t *testing.T) {
-	h := newHost(t, disk{kname: "/dev/sdb", id: "wwn-0x1"})
-	e := newEnv(t, h, nil, newLocalVolume("lv", []string{"/dev/sdb"}))
-	e.start()
-	name := PVName(testNode, testRoot+"/local-sc/wwn-0x1")
-	eventually(t, "the PV", func() bool { _, ok := e.pv(name); return ok })
-	old := e.mustPV(name)
+	h, e := newOneDiskEnv(t)
+	old := e.startForPV()
+	name := old.Name
 	h.mount("/dev/sdb") // a pod still has it
 	e.release(name)
 	c := &collector{e: e}
@@ -267,38 +258,39 @@ func TestDeviceInUseAtWipeTimeIsNotWiped(t *testing.T) {
 	}
 }
 
-// A PV being deleted is never wiped, even Released with a Delete policy.
-func TestDeletingVolumeIsNeverWiped(t *testing.T) {
-	h := newHost(t, disk{kname: "/dev/sdb", id: "wwn-0x1"})
-	e := newEnv(t, h, nil, newLocalVolume("lv", []string{"/dev/sdb"}))
-	pv := e.agentPV(KindLocalVolume, "lv", "local-sc", "/dev/sdb", "wwn-0x1", released, func(pv *corev1.PersistentVolume) {
-		deletingNow(pv)
-	})
-	e.createPV(pv)
-	old := e.mustPV(pv.Name)
-	e.start()
-	e.waitRecreated(pv.Name, string(old.UID))
-	e.nextSync(volumeKey(pv.Name))
-	if n := h.wipeCount("/dev/sdb"); n != 0 {
-		t.Errorf("wiped a PV being deleted %d times", n)
-	}
-}
-
-// Retain: the agent leaves a released PV alone.
-func TestRetainedVolumeIsLeftAlone(t *testing.T) {
-	h := newHost(t, disk{kname: "/dev/sdb", id: "wwn-0x1"})
-	e := newEnv(t, h, nil, newLocalVolume("lv", []string{"/dev/sdb"}))
-	pv := e.agentPV(KindLocalVolume, "lv", "local-sc", "/dev/sdb", "wwn-0x1", released, func(pv *corev1.PersistentVolume) {
-		pv.Spec.PersistentVolumeReclaimPolicy = corev1.PersistentVolumeReclaimRetain
-	})
-	e.createPV(pv)
-	e.start()
-	e.nextSync(volumeKey(pv.Name))
-	if n := h.wipeCount("/dev/sdb"); n != 0 {
-		t.Errorf("wiped a retained PV %d times", n)
-	}
-	if got := e.mustPV(pv.Name); got.DeletionTimestamp != nil {
-		t.Error("a retained PV was deleted")
+// A released PV is never wiped when it is being deleted already (even with
+// a Delete policy) or when its policy is Retain. The one being deleted is
+// let go and the disk offered again; the retained one is left alone.
+func TestReleasedVolumeIsNotWiped(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		change        func(*corev1.PersistentVolume)
+		wantRecreated bool
+	}{
+		{"being deleted", func(pv *corev1.PersistentVolume) { deletingNow(pv) }, true},
+		{"retained", func(pv *corev1.PersistentVolume) {
+			pv.Spec.PersistentVolumeReclaimPolicy = corev1.PersistentVolumeReclaimRetain
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, e := newOneDiskEnv(t)
+			pv := e.agentPV(KindLocalVolume, "lv", "local-sc", "/dev/sdb", "wwn-0x1", released, tc.change)
+			e.createPV(pv)
+			old := e.mustPV(pv.Name)
+			e.start()
+			if tc.wantRecreated {
+				e.waitRecreated(pv.Name, string(old.UID))
+			}
+			e.nextSync(volumeKey(pv.Name))
+			if n := h.wipeCount("/dev/sdb"); n != 0 {
+				t.Errorf("wiped %d times", n)
+			}
+			got := e.mustPV(pv.Name)
+			if recreated := got.UID != old.UID; recreated != tc.wantRecreated || got.DeletionTimestamp != nil {
+				t.Errorf("PV recreated %v, being deleted %v; want recreated %v and not being deleted",
+					recreated, got.DeletionTimestamp != nil, tc.wantRecreated)
+			}
+		})
 	}
 }
 
@@ -308,8 +300,7 @@ func contains(s, sub string) bool { return strings.Contains(s, sub) }
 // the device has no signature left, so the new agent records the wipe
 // without wiping again, then deletes.
 func TestRestartAfterFinishedButUnrecordedWipe(t *testing.T) {
-	h := newHost(t, disk{kname: "/dev/sdb", id: "wwn-0x1"})
-	e := newEnv(t, h, nil, newLocalVolume("lv", []string{"/dev/sdb"}))
+	h, e := newOneDiskEnv(t)
 	var failRecord atomic.Bool
 	failRecord.Store(true)
 	e.client.PrependReactor("patch", "persistentvolumes", func(a k8stesting.Action) (bool, runtime.Object, error) {
@@ -318,10 +309,8 @@ func TestRestartAfterFinishedButUnrecordedWipe(t *testing.T) {
 		}
 		return false, nil, nil
 	})
-	e.start()
-	name := PVName(testNode, testRoot+"/local-sc/wwn-0x1")
-	eventually(t, "the PV", func() bool { _, ok := e.pv(name); return ok })
-	old := e.mustPV(name)
+	old := e.startForPV()
+	name := old.Name
 	h.format("/dev/sdb", "ext4")
 	e.release(name)
 	eventually(t, "the first wipe", func() bool { return h.wipeCount("/dev/sdb") >= 1 })
@@ -330,11 +319,7 @@ func TestRestartAfterFinishedButUnrecordedWipe(t *testing.T) {
 		t.Fatal("the wipe was recorded although recording failed")
 	}
 
+	// A finished wipe must not be repeated.
 	failRecord.Store(false)
-	e.start()
-	e.waitRecreated(name, string(old.UID))
-	e.nextSync(volumeKey(name))
-	if n := h.wipeCount("/dev/sdb"); n != 1 {
-		t.Errorf("wiped %d times, want 1: a finished wipe must not be repeated", n)
-	}
+	e.finishWithOneWipe(old)
 }

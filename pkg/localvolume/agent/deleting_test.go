@@ -90,8 +90,7 @@ func TestDeletingVolumeOfDeletedOwnerLosesSymlinkThenFinalizer(t *testing.T) {
 // The owner is alive: the PV being deleted keeps its symlink and loses its
 // finalizer, and the disk comes back as a new PV.
 func TestDeletingVolumeOfLiveOwnerKeepsSymlink(t *testing.T) {
-	h := newHost(t, disk{kname: "/dev/sdb", id: "wwn-0x1"})
-	e := newEnv(t, h, nil, newLocalVolume("lv", []string{"/dev/sdb"}))
+	h, e := newOneDiskEnv(t)
 	pv := e.agentPV(KindLocalVolume, "lv", "local-sc", "/dev/sdb", "wwn-0x1", func(pv *corev1.PersistentVolume) {
 		deletingNow(pv)
 	})

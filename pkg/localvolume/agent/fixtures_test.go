@@ -110,6 +110,24 @@ func newEnv(t *testing.T, h *host, nodeLabels map[string]string, objs ...runtime
 	return e
 }
 
+// newOneDiskEnv returns a host with the disk /dev/sdb and an env whose
+// LocalVolume "lv" names it; the agent is not started.
+func newOneDiskEnv(t *testing.T) (*host, *env) {
+	t.Helper()
+	h := newHost(t, disk{kname: "/dev/sdb", id: "wwn-0x1"})
+	return h, newEnv(t, h, nil, newLocalVolume("lv", []string{"/dev/sdb"}))
+}
+
+// startForPV starts the agent of a newOneDiskEnv and returns the PV it makes
+// of /dev/sdb, as first stored.
+func (e *env) startForPV() *corev1.PersistentVolume {
+	e.t.Helper()
+	e.start()
+	name := PVName(testNode, testRoot+"/local-sc/wwn-0x1")
+	eventually(e.t, "the PV", func() bool { _, ok := e.pv(name); return ok })
+	return e.mustPV(name)
+}
+
 // nextSync waits until a sync of key that started after the call has
 // ended: the agent has looked at what the test set up before it. The first
 // sync to end may have started before the call; the second started after
