@@ -19,6 +19,8 @@ fi
 # -trimpath keeps compiled packages out of the build cache's keys' paths, so
 # a fresh clone elsewhere (CI) reuses what an earlier run compiled.
 go vet -mod=vendor -trimpath ./... || status=1
+# The e2e tests and their framework build only with the e2e tag.
+go vet -mod=vendor -trimpath -tags e2e ./test/e2e/... || status=1
 
 if ! go mod tidy -diff; then
 	echo "go.mod/go.sum are not tidy: run 'go mod tidy'"; status=1
