@@ -1,0 +1,28 @@
+package recyclebin
+
+// The keys of the bin's metadata. None is a StorageClass parameter, so a
+// driver never receives them, and upstream external-provisioner, which
+// ignores them, keeps working with the same objects.
+const (
+	// AnnRetention on a StorageClass overrides --volume-retention for its
+	// volumes: a Go duration ("72h"); "0" turns retention off for the class.
+	AnnRetention = "provisioner.storage.kubernetes.io/volume-retention"
+
+	// AnnRetainedUntil on a released PV is the time (RFC 3339, UTC) from
+	// which its volume may be deleted.
+	AnnRetainedUntil = "provisioner.storage.kubernetes.io/retained-until"
+	// AnnRetainedFrom names the claim the volume came from, as
+	// "namespace/name" followed by " uid".
+	AnnRetainedFrom = "provisioner.storage.kubernetes.io/retained-from"
+	// LabelRetained marks retained PVs, so that one selector lists them:
+	// kubectl get pv -l provisioner.storage.kubernetes.io/retained=true
+	LabelRetained = "provisioner.storage.kubernetes.io/retained"
+
+	// AnnRestoreTo, written by a user on a retained PV, asks that the PV
+	// be given to the claim "namespace/name", which must name the PV in
+	// its spec.volumeName.
+	AnnRestoreTo = "provisioner.storage.kubernetes.io/restore-to"
+	// AnnPurge, written by a user on a retained PV with the value "true",
+	// asks that its volume be deleted now.
+	AnnPurge = "provisioner.storage.kubernetes.io/purge"
+)

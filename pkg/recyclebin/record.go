@@ -1,0 +1,25 @@
+package recyclebin
+
+import (
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+)
+
+// Record returns the annotations and label that keep pv's volume until
+// until, all written in one write: the deadline, and the claim the volume
+// came from (its claimRef, which the release left in place).
+func Record(pv *v1.PersistentVolume, until time.Time) (annotations, labels map[string]string) {
+	annotations = map[string]string{AnnRetainedUntil: until.UTC().Format(time.RFC3339)}
+	if ref := pv.Spec.ClaimRef; ref != nil {
+		annotations[AnnRetainedFrom] = fmt.Sprintf("%s/%s %s", ref.Namespace, ref.Name, ref.UID)
+	}
+	return annotations, map[string]string{LabelRetained: "true"}
+}
+
+// Recorded lists the keys Record writes, for the write that gives a volume
+// back and so clears them.
+func Recorded() (annotations, labels []string) {
+	return []string{AnnRetainedUntil, AnnRetainedFrom, AnnRestoreTo}, []string{LabelRetained}
+}
