@@ -88,6 +88,9 @@ type config struct {
 	// for before the audit reports it.
 	orphanAuditInterval    time.Duration
 	orphanAuditGracePeriod time.Duration
+	// volumeRetention is the recycle bin's default retention, zero for
+	// none.
+	volumeRetention time.Duration
 
 	// Capacity tracking (--enable-capacity) and distributed provisioning
 	// (--node-deployment); the tuning flags are checked only when on, as
@@ -171,6 +174,9 @@ func (c *config) validate() []error {
 	}
 	if c.orphanAuditInterval < 0 {
 		add("--orphan-audit-interval must not be negative, got %s", c.orphanAuditInterval)
+	}
+	if c.volumeRetention < 0 {
+		add("--volume-retention must not be negative, got %s", c.volumeRetention)
 	}
 	if c.orphanAuditGracePeriod < 0 {
 		add("--orphan-audit-grace-period must not be negative, got %s", c.orphanAuditGracePeriod)

@@ -62,6 +62,7 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 	// One tracker of CreateVolume calls, which the provisioner writes and
 	// the claim protection controller reads.
 	calls := provisionstate.NewTracker()
+	bin := newBin(cfg, claims, classes)
 
 	sources, err := newDataSources(ctx, dataSourcesOptions{
 		Config: cfg, Client: clients.core, SnapshotClient: clients.snapshots, DynamicClient: clients.dynamic,
@@ -76,6 +77,7 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 		Client: clients.core, ProtectionClient: clients.protection, SnapshotClient: clients.snapshots,
 		EventRecorder: o.EventRecorder, Metrics: metrics.provisioner, Calls: calls, DataSources: sources, Topology: topology,
 		Factory: factory, Claims: claims, Volumes: volumes, Classes: classes,
+		RecycleBin: bin,
 	})
 	if err != nil {
 		return nil, err
@@ -100,6 +102,13 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 	}
 	orphanAudit, err := newOrphanAudit(logger, orphanAuditOptions{
 		Config: cfg, Driver: drv, Volumes: volumes, Claims: claims, Provisioner: provisioner, Metrics: metrics.orphanAudit,
+	})
+	if err != nil {
+		return nil, err
+	}
+	recycleBin, err := newRecycleBin(logger, recycleBinOptions{
+		Config: cfg, Driver: drv, Client: clients.core, Volumes: volumes, Claims: claims, Bin: bin,
+		Provisioner: provisioner, EventRecorder: o.EventRecorder, Metrics: metrics.recycleBin,
 	})
 	if err != nil {
 		return nil, err
@@ -134,6 +143,7 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 			pvcProtection,
 			localVolumeCleanup,
 			orphanAudit,
+			recycleBin,
 			capacityTracking.worker(),
 		},
 		provisioning: provisioning,

@@ -90,6 +90,7 @@ var ownDefaults = map[string]string{
 	"kube-api-protection-burst":    "0",
 	"orphan-audit-interval":        "0s",
 	"orphan-audit-grace-period":    "10m0s",
+	"volume-retention":             "0s",
 }
 
 // klogFlagNames are klog's own flags, which upstream v5.1.0 registered.
@@ -358,6 +359,7 @@ func TestBadValues(t *testing.T) {
 		{[]string{"--protection-scope=cluster"}, "--protection-scope"},
 		{[]string{"--orphan-audit-interval=-1m"}, "--orphan-audit-interval"},
 		{[]string{"--orphan-audit-grace-period=-1s"}, "--orphan-audit-grace-period"},
+		{[]string{"--volume-retention=-1h"}, "--volume-retention"},
 		{[]string{"--bogus"}, "--bogus"},
 		{[]string{"--provisioner=foo"}, "--provisioner"},
 		{[]string{"--connection-timeout=15s"}, "--connection-timeout"},

@@ -15,6 +15,7 @@ import (
 	"github.com/csi-protect/external-provisioner/pkg/orphanaudit"
 	"github.com/csi-protect/external-provisioner/pkg/pvcprotection"
 	"github.com/csi-protect/external-provisioner/pkg/pvprotection"
+	"github.com/csi-protect/external-provisioner/pkg/recyclebin"
 	"github.com/csi-protect/external-provisioner/pkg/snapshotprotection"
 )
 
@@ -32,6 +33,7 @@ type runMetrics struct {
 	cleanup            *cleanup.Metrics
 	snapshotProtection *snapshotprotection.Metrics
 	orphanAudit        *orphanaudit.Metrics
+	recycleBin         *recyclebin.Metrics
 }
 
 func newRunMetrics() *runMetrics {
@@ -47,6 +49,7 @@ func newRunMetrics() *runMetrics {
 		cleanup:            cleanup.NewMetrics(),
 		snapshotProtection: snapshotprotection.NewMetrics(),
 		orphanAudit:        orphanaudit.NewMetrics(),
+		recycleBin:         recyclebin.NewMetrics(),
 	}
 	m.registry.RawMustRegister(
 		m.lib.PersistentVolumeClaimProvisionTotal,
@@ -63,6 +66,7 @@ func newRunMetrics() *runMetrics {
 	m.registry.MustRegister(m.cleanup.Registerables()...)
 	m.registry.MustRegister(m.snapshotProtection.Registerables()...)
 	m.registry.MustRegister(m.orphanAudit.Registerables()...)
+	m.registry.MustRegister(m.recycleBin.Registerables()...)
 	return m
 }
 

@@ -26,6 +26,7 @@ import (
 	"github.com/csi-protect/external-provisioner/pkg/controller"
 	"github.com/csi-protect/external-provisioner/pkg/features"
 	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
+	"github.com/csi-protect/external-provisioner/pkg/recyclebin"
 )
 
 // featuresFrom reads the provisioner's gates once; it never sees the gate.
@@ -121,6 +122,8 @@ type provisionerOptions struct {
 	Claims  coreinformers.PersistentVolumeClaimInformer
 	Volumes coreinformers.PersistentVolumeInformer
 	Classes storageinformers.StorageClassInformer
+	// RecycleBin keeps released volumes (--volume-retention).
+	RecycleBin *recyclebin.Bin
 }
 
 // newProvisioner builds the CSI provisioner and the event handlers it
@@ -161,6 +164,7 @@ func newProvisioner(logger klog.Logger, o provisionerOptions) (*controller.Provi
 		Metrics:                     o.Metrics,
 		NodeDeployment:              o.Topology.deployment,
 		RetryIntervalMax:            cfg.retryIntervalMax,
+		RecycleBin:                  o.RecycleBin,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating provisioner: %w", err)
@@ -226,7 +230,7 @@ func newProvisionController(logger klog.Logger, o provisionControllerOptions) *l
 		// Through it a claim held back after an infeasible CreateVolume
 		// is handed back to the library when the hold ends.
 		libcontroller.ClaimsInformer(o.Provisioner.LibraryClaimsInformer(o.Claims.Informer())),
-		libcontroller.VolumesInformer(o.Volumes.Informer()),
+		libcontroller.VolumesInformer(o.Provisioner.LibraryVolumesInformer(o.Volumes.Informer())),
 		libcontroller.ClassesInformer(o.Classes.Informer()),
 		libcontroller.NodesLister(o.Nodes),
 		libcontroller.AddFinalizer(cfg.gates.Enabled(features.HonorPVReclaimPolicy)),

@@ -20,7 +20,8 @@ const libraryPVFinalizer = "external-provisioner.volume.kubernetes.io/finalizer"
 
 var _ controller.DeletionGuard = &Provisioner{}
 
-// ShouldDelete keeps the library from deleting a volume twice. Once
+// ShouldDelete keeps the library from deleting a volume the recycle bin
+// keeps, and from deleting a volume twice. Once
 // DeleteVolume succeeded, the library DELETEs the PV and then removes its
 // finalizer; the update the DELETE caused requeues the PV meanwhile, and
 // when the informer has not seen the finalizer removal yet, the library's
@@ -35,6 +36,9 @@ var _ controller.DeletionGuard = &Provisioner{}
 // failing DELETE. Any other PV, or a failed read, is left to the library's
 // own checks, as without this guard.
 func (p *Provisioner) ShouldDelete(ctx context.Context, pv *v1.PersistentVolume) bool {
+	if p.opts.RecycleBin != nil && p.opts.RecycleBin.Holds(ctx, pv) {
+		return false
+	}
 	if pv.DeletionTimestamp == nil || !slices.Contains(pv.Finalizers, libraryPVFinalizer) {
 		return true
 	}

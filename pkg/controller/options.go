@@ -1,11 +1,13 @@
 package controller
 
 import (
+	"context"
 	"time"
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
 	"github.com/kubernetes-csi/csi-lib-utils/rpc"
 	snapclient "github.com/kubernetes-csi/external-snapshotter/client/v8/clientset/versioned"
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	storagelisters "k8s.io/client-go/listers/storage/v1"
@@ -115,6 +117,14 @@ type Options struct {
 	RetryIntervalMax time.Duration
 	// Clock times that hold; nil is the real clock.
 	Clock clock.WithDelayedExecution
+	// RecycleBin, if set, keeps released volumes: a PV it holds is not
+	// deleted (--volume-retention).
+	RecycleBin DeletionHold
+}
+
+// DeletionHold tells whether a released PV's volume must be kept for now.
+type DeletionHold interface {
+	Holds(ctx context.Context, pv *v1.PersistentVolume) bool
 }
 
 // defaultRetryIntervalMax is upstream's default --retry-interval-max.

@@ -30,7 +30,9 @@ type Provisioner struct {
 	// infeasible holds claims back after an infeasible CreateVolume;
 	// claimHandlers hand them back to the library when the hold ends.
 	infeasible    *infeasibleHolds
-	claimHandlers *claimHandlers
+	claimHandlers *libraryHandlers
+	// volumeHandlers hand PVs back to the library (RequeueVolume).
+	volumeHandlers *libraryHandlers
 	// finalizerWrites serve the library's reschedule (reschedule.go).
 	finalizerWrites *finalizerWrites
 }
@@ -88,7 +90,7 @@ func New(opts Options) (*Provisioner, error) {
 	}
 	p := &Provisioner{
 		opts: opts, calls: opts.Calls, metrics: metrics, deleted: newDeletedVolumes(deletedVolumesKept),
-		claimHandlers: &claimHandlers{}, finalizerWrites: newFinalizerWrites(),
+		claimHandlers: &libraryHandlers{}, volumeHandlers: &libraryHandlers{}, finalizerWrites: newFinalizerWrites(),
 	}
 	p.infeasible = newInfeasibleHolds(opts.Clock, opts.RetryIntervalMax, p.requeue)
 	if nd := opts.NodeDeployment; nd != nil {

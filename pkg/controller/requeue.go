@@ -1,6 +1,7 @@
 package controller
 
 import (
+	v1 "k8s.io/api/core/v1"
 	"sync"
 	"time"
 
@@ -20,42 +21,56 @@ import (
 // --retry-interval-max. Calling the library's handler as a resync of that
 // one claim does exactly what a resync does, at the time wanted.
 func (p *Provisioner) LibraryClaimsInformer(informer cache.SharedIndexInformer) cache.SharedIndexInformer {
-	return libraryClaimsInformer{SharedIndexInformer: informer, handlers: p.claimHandlers}
+	return libraryInformer{SharedIndexInformer: informer, handlers: p.claimHandlers}
 }
 
-type libraryClaimsInformer struct {
+// LibraryVolumesInformer is LibraryClaimsInformer for the library's
+// VolumesInformer option: the recycle bin hands a PV whose volume may now be
+// deleted back to the library at its deadline (RequeueVolume).
+func (p *Provisioner) LibraryVolumesInformer(informer cache.SharedIndexInformer) cache.SharedIndexInformer {
+	return libraryInformer{SharedIndexInformer: informer, handlers: p.volumeHandlers}
+}
+
+// RequeueVolume hands pv to the library, as a resync of that one PV would.
+func (p *Provisioner) RequeueVolume(pv *v1.PersistentVolume) {
+	for _, h := range p.volumeHandlers.list() {
+		h.OnUpdate(pv, pv)
+	}
+}
+
+type libraryInformer struct {
 	cache.SharedIndexInformer
-	handlers *claimHandlers
+	handlers *libraryHandlers
 }
 
-func (i libraryClaimsInformer) AddEventHandler(h cache.ResourceEventHandler) (cache.ResourceEventHandlerRegistration, error) {
+func (i libraryInformer) AddEventHandler(h cache.ResourceEventHandler) (cache.ResourceEventHandlerRegistration, error) {
 	i.handlers.add(h)
 	return i.SharedIndexInformer.AddEventHandler(h)
 }
 
-func (i libraryClaimsInformer) AddEventHandlerWithResyncPeriod(h cache.ResourceEventHandler, resync time.Duration) (cache.ResourceEventHandlerRegistration, error) {
+func (i libraryInformer) AddEventHandlerWithResyncPeriod(h cache.ResourceEventHandler, resync time.Duration) (cache.ResourceEventHandlerRegistration, error) {
 	i.handlers.add(h)
 	return i.SharedIndexInformer.AddEventHandlerWithResyncPeriod(h, resync)
 }
 
-func (i libraryClaimsInformer) AddEventHandlerWithOptions(h cache.ResourceEventHandler, opts cache.HandlerOptions) (cache.ResourceEventHandlerRegistration, error) {
+func (i libraryInformer) AddEventHandlerWithOptions(h cache.ResourceEventHandler, opts cache.HandlerOptions) (cache.ResourceEventHandlerRegistration, error) {
 	i.handlers.add(h)
 	return i.SharedIndexInformer.AddEventHandlerWithOptions(h, opts)
 }
 
-// claimHandlers are the library's claim handlers.
-type claimHandlers struct {
+// libraryHandlers are the library's handlers of one kind.
+type libraryHandlers struct {
 	mu       sync.Mutex
 	handlers []cache.ResourceEventHandler
 }
 
-func (c *claimHandlers) add(h cache.ResourceEventHandler) {
+func (c *libraryHandlers) add(h cache.ResourceEventHandler) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.handlers = append(c.handlers, h)
 }
 
-func (c *claimHandlers) list() []cache.ResourceEventHandler {
+func (c *libraryHandlers) list() []cache.ResourceEventHandler {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return append([]cache.ResourceEventHandler(nil), c.handlers...)

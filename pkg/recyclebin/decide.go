@@ -24,6 +24,11 @@ const (
 	// Purge: the PV object is being deleted, or a user asked for a purge;
 	// the volume is deleted now.
 	Purge
+	// Rebinding: the PV is Released but names a claim that exists, as
+	// right after a restore pointed it at a new claim and before
+	// kube-controller-manager bound them (or while the cache has not seen
+	// the old claim go). Its volume is not deleted, nor recorded.
+	Rebinding
 )
 
 func (s State) String() string {
@@ -38,12 +43,14 @@ func (s State) String() string {
 		return "Expired"
 	case Purge:
 		return "Purge"
+	case Rebinding:
+		return "Rebinding"
 	}
 	return fmt.Sprintf("State(%d)", int(s))
 }
 
 // Holds reports whether the volume must not be deleted in this state.
-func (s State) Holds() bool { return s == Retain || s == Keep }
+func (s State) Holds() bool { return s == Retain || s == Keep || s == Rebinding }
 
 // Decision is the bin's answer for one PV.
 type Decision struct {

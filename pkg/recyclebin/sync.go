@@ -1,0 +1,228 @@
+package recyclebin
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+
+	"github.com/csi-protect/external-provisioner/internal/reconcile"
+)
+
+func (c *Controller) sync(ctx context.Context, name string) (reconcile.Result, error) {
+	pv, err := c.volumes.Get(name)
+	if apierrors.IsNotFound(err) {
+		c.forgetName(name)
+		return reconcile.Done, nil
+	}
+	if err != nil {
+		return reconcile.Done, err
+	}
+	if !c.inScope(pv) {
+		return reconcile.Done, nil
+	}
+	if target, asked, err := RestoreRequest(pv); asked {
+		return reconcile.Done, c.restore(ctx, pv, target, err)
+	}
+	d, err := c.bin.Decide(pv)
+	if err != nil {
+		c.recorder.Event(pv, v1.EventTypeWarning, ReasonRetentionBroken, "The volume is kept: "+err.Error())
+		return reconcile.Done, nil
+	}
+	now := c.clock.Now()
+	wasHeld := c.setHeld(pv, d.State.Holds())
+	switch d.State {
+	case Retain:
+		if err := c.record(ctx, pv, d.Until); err != nil {
+			return reconcile.Done, err
+		}
+		c.setRetained(pv, true)
+		return reconcile.RequeueAfter(d.Until.Sub(now)), nil
+	case Keep:
+		c.setRetained(pv, true)
+		return reconcile.RequeueAfter(d.Until.Sub(now)), nil
+	case Expired, Purge:
+		c.setRetained(pv, false)
+		if _, recorded := pv.Annotations[AnnRetainedUntil]; recorded && c.firstHandOver(pv) {
+			if d.State == Expired {
+				c.metrics.Expiries.Inc()
+				c.recorder.Eventf(pv, v1.EventTypeNormal, ReasonExpired, "Retention ended at %s: deleting the volume", d.Until.Format(time.RFC3339))
+			} else {
+				c.metrics.Purges.Inc()
+				c.recorder.Event(pv, v1.EventTypeNormal, ReasonPurged, "Purge requested: deleting the volume before its deadline")
+			}
+		}
+		// The library deletes it now, as it deletes any released volume;
+		// on a restart its own resync would too, only later.
+		c.handOver(pv)
+	case Rebinding:
+		c.setRetained(pv, false)
+	default:
+		c.setRetained(pv, false)
+		if wasHeld {
+			c.handOver(pv)
+		}
+	}
+	return reconcile.Done, nil
+}
+
+// setHeld records whether the bin holds pv now, and says whether it held it
+// before.
+func (c *Controller) setHeld(pv *v1.PersistentVolume, held bool) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	before := c.held[pv.UID]
+	if held {
+		c.held[pv.UID] = true
+	} else {
+		delete(c.held, pv.UID)
+	}
+	return before
+}
+
+// record writes the deadline, the claim it came from and the label in one
+// patch pinned to the PV's version: a PV that changed since is decided
+// again from the fresher copy.
+func (c *Controller) record(ctx context.Context, pv *v1.PersistentVolume, until time.Time) error {
+	annotations, labels := Record(pv, until)
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
+		"resourceVersion": pv.ResourceVersion, "uid": pv.UID,
+		"annotations": annotations, "labels": labels,
+	}})
+	if err != nil {
+		return err
+	}
+	if _, err := c.client.CoreV1().PersistentVolumes().Patch(ctx, pv.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		return fmt.Errorf("recording the retention of PersistentVolume %s: %w", pv.Name, err)
+	}
+	retention := until.Sub(c.clock.Now()).Round(time.Second)
+	klog.FromContext(ctx).Info("Volume retained", "until", until, "from", annotations[AnnRetainedFrom])
+	c.recorder.Eventf(pv, v1.EventTypeNormal, ReasonRetained,
+		"Volume kept until %s (%s) instead of deleted; give it back with the annotation %s, or purge it with %s=true",
+		until.Format(time.RFC3339), retention, AnnRestoreTo, AnnPurge)
+	return nil
+}
+
+// restore gives pv to the claim a user named, if it fits; otherwise it
+// says why on both objects and changes nothing.
+func (c *Controller) restore(ctx context.Context, pv *v1.PersistentVolume, target cache.ObjectName, requestErr error) error {
+	if requestErr != nil {
+		c.recorder.Event(pv, v1.EventTypeWarning, ReasonRestoreRefused, requestErr.Error())
+		return nil
+	}
+	claim, err := c.claims.PersistentVolumeClaims(target.Namespace).Get(target.Name)
+	if apierrors.IsNotFound(err) {
+		// The claim's creation brings the PV back (onClaim).
+		c.recorder.Eventf(pv, v1.EventTypeWarning, ReasonRestoreRefused, "Claim %s does not exist (yet)", target)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if _, recorded := pv.Annotations[AnnRetainedUntil]; !recorded {
+		err = fmt.Errorf("the volume is not in the recycle bin")
+	} else {
+		err = Fits(pv, claim, c.fit)
+	}
+	if err != nil {
+		msg := fmt.Sprintf("Volume %s cannot be given to claim %s: %v", pv.Name, target, err)
+		c.recorder.Event(pv, v1.EventTypeWarning, ReasonRestoreRefused, msg)
+		c.recorder.Event(claim, v1.EventTypeWarning, ReasonRestoreRefused, msg)
+		return nil
+	}
+	if err := c.giveBack(ctx, pv, claim); err != nil {
+		return err
+	}
+	c.setRetained(pv, false)
+	c.metrics.Restores.Inc()
+	klog.FromContext(ctx).Info("Volume given back", "claim", klog.KObj(claim))
+	msg := fmt.Sprintf("Volume %s given back to claim %s", pv.Name, target)
+	c.recorder.Event(pv, v1.EventTypeNormal, ReasonRestored, msg)
+	c.recorder.Event(claim, v1.EventTypeNormal, ReasonRestored, msg)
+	return nil
+}
+
+// giveBack points the PV's claimRef at claim and clears the bin's metadata
+// in one patch pinned to the PV's version; kube-controller-manager then
+// binds the two.
+func (c *Controller) giveBack(ctx context.Context, pv *v1.PersistentVolume, claim *v1.PersistentVolumeClaim) error {
+	annotations, labels := Recorded()
+	clear := func(keys []string) map[string]any {
+		m := map[string]any{}
+		for _, k := range keys {
+			m[k] = nil
+		}
+		return m
+	}
+	patch, err := json.Marshal(map[string]any{
+		"metadata": map[string]any{
+			"resourceVersion": pv.ResourceVersion, "uid": pv.UID,
+			"annotations": clear(annotations), "labels": clear(labels),
+		},
+		"spec": map[string]any{"claimRef": map[string]any{
+			"kind": "PersistentVolumeClaim", "apiVersion": "v1",
+			"namespace": claim.Namespace, "name": claim.Name, "uid": claim.UID,
+			"resourceVersion": nil, "fieldPath": nil,
+		}},
+	})
+	if err != nil {
+		return err
+	}
+	if _, err := c.client.CoreV1().PersistentVolumes().Patch(ctx, pv.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		return fmt.Errorf("giving PersistentVolume %s to claim %s: %w", pv.Name, klog.KObj(claim), err)
+	}
+	return nil
+}
+
+func (c *Controller) firstHandOver(pv *v1.PersistentVolume) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.handedOver[pv.UID] {
+		return false
+	}
+	c.handedOver[pv.UID] = true
+	return true
+}
+
+func (c *Controller) setRetained(pv *v1.PersistentVolume, retained bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if retained {
+		size := pv.Spec.Capacity[v1.ResourceStorage]
+		c.retained[pv.Name] = size.Value()
+	} else {
+		delete(c.retained, pv.Name)
+	}
+	c.setGaugesLocked()
+}
+
+func (c *Controller) forget(pv *v1.PersistentVolume) {
+	c.forgetName(pv.Name)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.handedOver, pv.UID)
+	delete(c.held, pv.UID)
+}
+
+func (c *Controller) forgetName(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.retained, name)
+	c.setGaugesLocked()
+}
+
+func (c *Controller) setGaugesLocked() {
+	var bytes int64
+	for _, b := range c.retained {
+		bytes += b
+	}
+	c.metrics.RetainedVolumes.Set(float64(len(c.retained)))
+	c.metrics.RetainedBytes.Set(float64(bytes))
+}
