@@ -41,8 +41,16 @@ func NewBin(opts BinOptions) *Bin {
 	return &Bin{policy: opts.Policy, classes: opts.Classes, claims: opts.Claims, clock: clk}
 }
 
-// Decide says what becomes of pv's volume now.
+// Decide says what becomes of pv's volume now. What is recorded on the PV
+// (a deadline, a purge) and its deletion are decided first: the class is
+// read only for a release with nothing recorded, so a class changed or
+// broken later moves no recorded deadline.
 func (b *Bin) Decide(pv *v1.PersistentVolume) (Decision, error) {
+	now := b.clock.Now()
+	d, err := Decide(pv, 0, now)
+	if err != nil || d.State != Delete || !releasedWithDelete(pv) {
+		return d, err
+	}
 	if b.claimed(pv) {
 		return Decision{State: Rebinding}, nil
 	}
@@ -50,7 +58,11 @@ func (b *Bin) Decide(pv *v1.PersistentVolume) (Decision, error) {
 	if err != nil {
 		return Decision{State: Keep}, err
 	}
-	return Decide(pv, retention, b.clock.Now())
+	return Decide(pv, retention, now)
+}
+
+func releasedWithDelete(pv *v1.PersistentVolume) bool {
+	return pv.Status.Phase == v1.VolumeReleased && pv.Spec.PersistentVolumeReclaimPolicy == v1.PersistentVolumeReclaimDelete
 }
 
 // Holds reports whether pv's volume must not be deleted now. A decision
@@ -68,14 +80,11 @@ func (b *Bin) Holds(ctx context.Context, pv *v1.PersistentVolume) bool {
 	return d.State.Holds()
 }
 
-// claimed: pv is Released, kept by nothing recorded, and names a claim
-// that exists and is not being deleted.
+// claimed: the released pv, with nothing recorded, names a claim that
+// exists and is not being deleted.
 func (b *Bin) claimed(pv *v1.PersistentVolume) bool {
 	ref := pv.Spec.ClaimRef
-	if b.claims == nil || ref == nil || pv.Status.Phase != v1.VolumeReleased || pv.DeletionTimestamp != nil {
-		return false
-	}
-	if _, recorded := pv.Annotations[AnnRetainedUntil]; recorded {
+	if b.claims == nil || ref == nil {
 		return false
 	}
 	claim, err := b.claims.PersistentVolumeClaims(ref.Namespace).Get(ref.Name)

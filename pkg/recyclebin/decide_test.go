@@ -87,8 +87,8 @@ func TestTheRecordedDeadlineReadsBackAsDecided(t *testing.T) {
 	}
 }
 
-func TestOnlyRetainAndKeepHoldTheVolume(t *testing.T) {
-	want := map[State]bool{Delete: false, Retain: true, Keep: true, Expired: false, Purge: false}
+func TestOnlyRetainKeepAndRebindingHoldTheVolume(t *testing.T) {
+	want := map[State]bool{Delete: false, Retain: true, Keep: true, Expired: false, Purge: false, Rebinding: true}
 	for state, holds := range want {
 		if state.Holds() != holds {
 			t.Errorf("%v.Holds() = %v; want %v", state, state.Holds(), holds)

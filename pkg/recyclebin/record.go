@@ -18,8 +18,9 @@ func Record(pv *v1.PersistentVolume, until time.Time) (annotations, labels map[s
 	return annotations, map[string]string{LabelRetained: "true"}
 }
 
-// Recorded lists the keys Record writes, for the write that gives a volume
-// back and so clears them.
+// Recorded lists the keys of the bin on a PV (those Record writes, and the
+// user's requests), for the write that gives a volume back and so clears
+// them: a purge request left behind would delete the next release at once.
 func Recorded() (annotations, labels []string) {
-	return []string{AnnRetainedUntil, AnnRetainedFrom, AnnRestoreTo}, []string{LabelRetained}
+	return []string{AnnRetainedUntil, AnnRetainedFrom, AnnRestoreTo, AnnPurge}, []string{LabelRetained}
 }

@@ -28,9 +28,6 @@ func (c *Controller) sync(ctx context.Context, name string) (reconcile.Result, e
 	if !c.inScope(pv) {
 		return reconcile.Done, nil
 	}
-	if target, asked, err := RestoreRequest(pv); asked {
-		return reconcile.Done, c.restore(ctx, pv, target, err)
-	}
 	d, err := c.bin.Decide(pv)
 	if err != nil {
 		c.recorder.Event(pv, v1.EventTypeWarning, ReasonRetentionBroken, "The volume is kept: "+err.Error())
@@ -47,6 +44,14 @@ func (c *Controller) sync(ctx context.Context, name string) (reconcile.Result, e
 		return reconcile.RequeueAfter(d.Until.Sub(now)), nil
 	case Keep:
 		c.setRetained(pv, true)
+		// Only a kept volume is given back: an expired or purged one may
+		// be being deleted, and one not recorded yet is recorded first.
+		if target, asked, err := RestoreRequest(pv); asked {
+			restored, err := c.restore(ctx, pv, target, err)
+			if restored || err != nil {
+				return reconcile.Done, err
+			}
+		}
 		return reconcile.RequeueAfter(d.Until.Sub(now)), nil
 	case Expired, Purge:
 		c.setRetained(pv, false)
@@ -60,7 +65,9 @@ func (c *Controller) sync(ctx context.Context, name string) (reconcile.Result, e
 			}
 		}
 		// The library deletes it now, as it deletes any released volume;
-		// on a restart its own resync would too, only later.
+		// on a restart its own resync would too, only later. Handing it
+		// over again on a later sync is one more look at a PV the library
+		// is deleting, nothing more.
 		c.handOver(pv)
 	case Rebinding:
 		c.setRetained(pv, false)
@@ -110,35 +117,31 @@ func (c *Controller) record(ctx context.Context, pv *v1.PersistentVolume, until 
 	return nil
 }
 
-// restore gives pv to the claim a user named, if it fits; otherwise it
-// says why on both objects and changes nothing.
-func (c *Controller) restore(ctx context.Context, pv *v1.PersistentVolume, target cache.ObjectName, requestErr error) error {
+// restore gives the kept pv to the claim a user named, if it fits, and
+// reports whether it did; otherwise it says why on both objects and changes
+// nothing.
+func (c *Controller) restore(ctx context.Context, pv *v1.PersistentVolume, target cache.ObjectName, requestErr error) (bool, error) {
 	if requestErr != nil {
 		c.recorder.Event(pv, v1.EventTypeWarning, ReasonRestoreRefused, requestErr.Error())
-		return nil
+		return false, nil
 	}
 	claim, err := c.claims.PersistentVolumeClaims(target.Namespace).Get(target.Name)
 	if apierrors.IsNotFound(err) {
 		// The claim's creation brings the PV back (onClaim).
 		c.recorder.Eventf(pv, v1.EventTypeWarning, ReasonRestoreRefused, "Claim %s does not exist (yet)", target)
-		return nil
+		return false, nil
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
-	if _, recorded := pv.Annotations[AnnRetainedUntil]; !recorded {
-		err = fmt.Errorf("the volume is not in the recycle bin")
-	} else {
-		err = Fits(pv, claim, c.fit)
-	}
-	if err != nil {
+	if err := Fits(pv, claim, c.fit); err != nil {
 		msg := fmt.Sprintf("Volume %s cannot be given to claim %s: %v", pv.Name, target, err)
 		c.recorder.Event(pv, v1.EventTypeWarning, ReasonRestoreRefused, msg)
 		c.recorder.Event(claim, v1.EventTypeWarning, ReasonRestoreRefused, msg)
-		return nil
+		return false, nil
 	}
 	if err := c.giveBack(ctx, pv, claim); err != nil {
-		return err
+		return false, err
 	}
 	c.setRetained(pv, false)
 	c.metrics.Restores.Inc()
@@ -146,7 +149,7 @@ func (c *Controller) restore(ctx context.Context, pv *v1.PersistentVolume, targe
 	msg := fmt.Sprintf("Volume %s given back to claim %s", pv.Name, target)
 	c.recorder.Event(pv, v1.EventTypeNormal, ReasonRestored, msg)
 	c.recorder.Event(claim, v1.EventTypeNormal, ReasonRestored, msg)
-	return nil
+	return true, nil
 }
 
 // giveBack points the PV's claimRef at claim and clears the bin's metadata

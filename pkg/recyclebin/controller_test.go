@@ -1,0 +1,308 @@
+package recyclebin
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func TestAReleasedVolumeIsRecordedInOneWritePinnedToItsVersion(t *testing.T) {
+	before := newVolume("pvc-1")
+	e := newEnv(t, setup{retention: 72 * time.Hour, volumes: []*v1.PersistentVolume{before}})
+	before = e.pv(t, "pvc-1") // with the resourceVersion the API server gave it
+	e.run(t)
+
+	until := "2026-11-30T10:00:00Z" // start + 72h, cut to the second
+	eventually(t, "the deadline on the PV", func() bool { return e.pv(t, "pvc-1").Annotations[AnnRetainedUntil] != "" })
+	e.resync(t, "pvc-1")
+
+	e.expectOneWritePinnedTo(t, before)
+	expectOnly(t, before, e.pv(t, "pvc-1"), func(pv *v1.PersistentVolume) {
+		pv.Annotations[AnnRetainedUntil] = until
+		pv.Annotations[AnnRetainedFrom] = "apps/data uid-claim-1"
+		pv.Labels[LabelRetained] = "true"
+	})
+}
+
+func TestARecordedVolumeIsToldAndRequeuedAtItsDeadline(t *testing.T) {
+	e := newEnv(t, setup{retention: 72 * time.Hour, volumes: []*v1.PersistentVolume{newVolume("pvc-1")}})
+	e.run(t)
+	e.waitSyncs(t, "pvc-1", 1)
+
+	deadline := now.Add(72 * time.Hour)
+	if got, want := e.results.of("pvc-1")[0].RequeueAfter, deadline.Sub(start); got != want {
+		t.Errorf("the sync that recorded the deadline requeues after %v; want %v, at the deadline", got, want)
+	}
+	eventually(t, "the event", func() bool { return len(e.events.with(ReasonRetained)) > 0 })
+	e.resync(t, "pvc-1")
+	want := []string{onVolume("pvc-1", "Normal VolumeRetained Volume kept until 2026-11-30T10:00:00Z (72h0m0s) instead of deleted; "+
+		"give it back with the annotation provisioner.storage.kubernetes.io/restore-to, or purge it with provisioner.storage.kubernetes.io/purge=true")}
+	if got := e.events.all(); !slices.Equal(got, want) {
+		t.Errorf("events = %q; want %q", got, want)
+	}
+	for i, r := range e.results.of("pvc-1") {
+		if r.RequeueAfter != deadline.Sub(start) {
+			t.Errorf("sync %d requeues after %v; want %v: the recorded deadline holds", i+1, r.RequeueAfter, deadline.Sub(start))
+		}
+	}
+}
+
+func TestAKeptVolumeIsHandedOverWhenItsRequeueComesAtTheDeadline(t *testing.T) {
+	deadline := now.Add(time.Hour)
+	e := newEnv(t, setup{volumes: []*v1.PersistentVolume{newVolume("pvc-1", recordedUntil(deadline))}})
+	e.run(t)
+	e.waitSyncs(t, "pvc-1", 1)
+	if r := e.results.of("pvc-1")[0]; r.RequeueAfter != deadline.Sub(start) {
+		t.Fatalf("requeue after %v; want %v", r.RequeueAfter, deadline.Sub(start))
+	}
+	if n := len(e.handOvers.all()); n != 0 {
+		t.Fatalf("handed over %d times before the deadline", n)
+	}
+
+	e.clock.SetTime(deadline)
+	e.resync(t, "pvc-1") // the requeue
+
+	if got := e.handOvers.all(); len(got) != 1 || got[0].Name != "pvc-1" {
+		t.Fatalf("handed over %v; want pvc-1 once", names(got))
+	}
+	if got := e.events.with(ReasonExpired); !slices.Equal(got, []string{onVolume("pvc-1", "Normal VolumeRetentionExpired Retention ended at 2026-11-27T11:00:00Z: deleting the volume")}) {
+		t.Errorf("expiry events = %q", got)
+	}
+}
+
+func TestAnExpiredVolumeIsHandedOverWithOneEventAndOneCount(t *testing.T) {
+	expired := newVolume("pvc-1", recordedUntil(now.Add(-time.Second)))
+	e := newEnv(t, setup{retention: 72 * time.Hour, volumes: []*v1.PersistentVolume{expired}})
+	e.run(t)
+	e.waitSyncs(t, "pvc-1", 1)
+	for range 3 {
+		e.resync(t, "pvc-1")
+	}
+
+	handedOver := e.handOvers.all()
+	if len(handedOver) == 0 {
+		t.Fatal("not handed over")
+	}
+	// Each sync hands it over again, one more look for the library at a
+	// PV it is deleting; the event and the count are once per volume.
+	for _, pv := range handedOver {
+		if pv.Name != "pvc-1" || pv.UID != expired.UID {
+			t.Errorf("handed over %s (%s); want pvc-1", pv.Name, pv.UID)
+		}
+	}
+	if got := e.events.all(); !slices.Equal(got, []string{onVolume("pvc-1", "Normal VolumeRetentionExpired Retention ended at 2026-11-27T09:59:59Z: deleting the volume")}) {
+		t.Errorf("events = %q; want one expiry", got)
+	}
+	if got := e.metric(t, "expiries_total"); got != 1 {
+		t.Errorf("expiries_total = %v; want 1", got)
+	}
+	if w := e.writes("persistentvolumes"); len(w) != 0 {
+		t.Errorf("writes = %v; the library deletes, the bin writes nothing", w)
+	}
+}
+
+func TestAPurgeRequestHandsTheVolumeOverBeforeItsDeadline(t *testing.T) {
+	e := newEnv(t, setup{volumes: []*v1.PersistentVolume{newVolume("pvc-1", recordedUntil(now.Add(72*time.Hour)), purgeRequested)}})
+	e.run(t)
+	e.waitSyncs(t, "pvc-1", 1)
+	e.resync(t, "pvc-1")
+
+	if got := e.handOvers.all(); len(got) == 0 || got[0].Name != "pvc-1" {
+		t.Fatalf("handed over %v; want pvc-1", names(got))
+	}
+	if got := e.events.all(); !slices.Equal(got, []string{onVolume("pvc-1", "Normal VolumePurged Purge requested: deleting the volume before its deadline")}) {
+		t.Errorf("events = %q; want one purge", got)
+	}
+	if got := e.metric(t, "purges_total"); got != 1 {
+		t.Errorf("purges_total = %v; want 1", got)
+	}
+	if got := e.metric(t, "expiries_total"); got != 0 {
+		t.Errorf("expiries_total = %v; want 0", got)
+	}
+}
+
+func TestWithRetentionOffAReleasedVolumeIsLeftToTheLibrary(t *testing.T) {
+	e := newEnv(t, setup{volumes: []*v1.PersistentVolume{newVolume("pvc-1")}, classes: []*storagev1.StorageClass{newClass("")}})
+	e.run(t)
+	e.waitSyncs(t, "pvc-1", 1)
+	e.resync(t, "pvc-1")
+
+	if got := e.handOvers.all(); len(got) != 0 {
+		t.Errorf("handed over %v; the library deletes it as today, unasked", names(got))
+	}
+	if w := e.writes("persistentvolumes"); len(w) != 0 {
+		t.Errorf("writes = %v; want none", w)
+	}
+	if got := e.events.all(); len(got) != 0 {
+		t.Errorf("events = %q; want none", got)
+	}
+}
+
+func TestAClassSettingThatDoesNotParseIsReportedAndTheVolumeKept(t *testing.T) {
+	e := newEnv(t, setup{volumes: []*v1.PersistentVolume{newVolume("pvc-1")}, classes: []*storagev1.StorageClass{newClass("3 days")}})
+	e.run(t)
+	e.waitSyncs(t, "pvc-1", 1)
+
+	got := e.events.all()
+	if len(got) != 1 || !strings.HasPrefix(got[0], onVolume("pvc-1", "Warning VolumeRetentionInvalid The volume is kept: ")) || !strings.Contains(got[0], AnnRetention) {
+		t.Errorf("events = %q; want one warning naming the annotation", got)
+	}
+	if h := e.handOvers.all(); len(h) != 0 {
+		t.Errorf("handed over %v; a typo must not delete data", names(h))
+	}
+	if w := e.writes("persistentvolumes"); len(w) != 0 {
+		t.Errorf("writes = %v; want none", w)
+	}
+}
+
+func TestAVolumeWhoseClaimIsStillThereIsRecordedOnceTheClaimGoes(t *testing.T) {
+	e := newEnv(t, setup{
+		retention: 72 * time.Hour,
+		volumes:   []*v1.PersistentVolume{newVolume("pvc-1")},
+		claims:    []*v1.PersistentVolumeClaim{func() *v1.PersistentVolumeClaim { c := theOldClaim(); c.Spec.VolumeName = "pvc-1"; return c }()},
+	})
+	e.run(t)
+	e.waitSyncs(t, "pvc-1", 1)
+	e.resync(t, "pvc-1")
+	if w := e.writes("persistentvolumes"); len(w) != 0 {
+		t.Fatalf("writes = %v; a PV whose claim exists is rebinding, not recorded", w)
+	}
+	if got := e.metric(t, "retained_volumes"); got != 0 {
+		t.Errorf("retained_volumes = %v while rebinding; want 0", got)
+	}
+
+	if err := e.client.CoreV1().PersistentVolumeClaims(oldNamespace).Delete(context.Background(), oldClaim, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the deadline on the PV", func() bool { return e.pv(t, "pvc-1").Annotations[AnnRetainedUntil] != "" })
+}
+
+func TestGivingBackPointsTheVolumeAtTheClaimInOneWrite(t *testing.T) {
+	before := newVolume("pvc-1", recordedUntil(now.Add(72*time.Hour)), restoreTo("restored/data-again"))
+	e := newEnv(t, setup{
+		volumes: []*v1.PersistentVolume{before},
+		claims:  []*v1.PersistentVolumeClaim{newClaim(newNamespace, newClaimName, newUID, "pvc-1")},
+	})
+	before = e.pv(t, "pvc-1")
+	e.run(t)
+
+	eventually(t, "the PV to name the new claim", func() bool { return e.pv(t, "pvc-1").Spec.ClaimRef.UID == newUID })
+	e.resync(t, "pvc-1")
+
+	e.expectOneWritePinnedTo(t, before)
+	expectOnly(t, before, e.pv(t, "pvc-1"), func(pv *v1.PersistentVolume) {
+		pv.Spec.ClaimRef = &v1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: newNamespace, Name: newClaimName, UID: newUID}
+		delete(pv.Annotations, AnnRetainedUntil)
+		delete(pv.Annotations, AnnRetainedFrom)
+		delete(pv.Annotations, AnnRestoreTo)
+		delete(pv.Labels, LabelRetained)
+	})
+	msg := "Normal VolumeRestored Volume pvc-1 given back to claim restored/data-again"
+	if got, want := e.events.all(), []string{onVolume("pvc-1", msg), onClaim(newNamespace, newClaimName, msg)}; !slices.Equal(got, want) {
+		t.Errorf("events = %q; want %q", got, want)
+	}
+	if got := e.metric(t, "restores_total"); got != 1 {
+		t.Errorf("restores_total = %v; want 1", got)
+	}
+	if h := e.handOvers.all(); len(h) != 0 {
+		t.Errorf("handed over %v; a restored volume is kept", names(h))
+	}
+}
+
+func TestAClaimThatDoesNotFitIsRefusedOnBothObjects(t *testing.T) {
+	larger := newClaim(newNamespace, newClaimName, newUID, "pvc-1")
+	larger.Spec.Resources.Requests[v1.ResourceStorage] = resource.MustParse("11Gi")
+	e := newEnv(t, setup{
+		volumes: []*v1.PersistentVolume{newVolume("pvc-1", recordedUntil(now.Add(72*time.Hour)), restoreTo("restored/data-again"))},
+		claims:  []*v1.PersistentVolumeClaim{larger},
+	})
+	e.run(t)
+	e.waitSyncs(t, "pvc-1", 1)
+
+	msg := "Warning VolumeRestoreRefused Volume pvc-1 cannot be given to claim restored/data-again: the claim asks for 11Gi, the volume has 10Gi"
+	// Each sync says it again (the claim's creation syncs the PV too).
+	if got, want := distinct(e.events.all()), []string{onVolume("pvc-1", msg), onClaim(newNamespace, newClaimName, msg)}; !slices.Equal(got, want) {
+		t.Errorf("events = %q; want %q", got, want)
+	}
+	if w := e.writes("persistentvolumes"); len(w) != 0 {
+		t.Errorf("writes = %v; a refused restore changes nothing", w)
+	}
+	if got := e.metric(t, "restores_total"); got != 0 {
+		t.Errorf("restores_total = %v; want 0", got)
+	}
+}
+
+func TestARestoreWaitsForItsClaimToBeCreated(t *testing.T) {
+	e := newEnv(t, setup{volumes: []*v1.PersistentVolume{newVolume("pvc-1", recordedUntil(now.Add(72*time.Hour)), restoreTo("restored/data-again"))}})
+	e.run(t)
+	e.waitSyncs(t, "pvc-1", 1)
+
+	want := []string{onVolume("pvc-1", "Warning VolumeRestoreRefused Claim restored/data-again does not exist (yet)")}
+	if got := distinct(e.events.all()); !slices.Equal(got, want) {
+		t.Errorf("events = %q; want %q", got, want)
+	}
+	if w := e.writes("persistentvolumes"); len(w) != 0 {
+		t.Fatalf("writes = %v; want none while the claim does not exist", w)
+	}
+
+	if _, err := e.client.CoreV1().PersistentVolumeClaims(newNamespace).Create(context.Background(),
+		newClaim(newNamespace, newClaimName, newUID, "pvc-1"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the PV to name the new claim", func() bool { return e.pv(t, "pvc-1").Spec.ClaimRef.UID == newUID })
+	eventually(t, "the restore events", func() bool { return len(e.events.with(ReasonRestored)) == 2 })
+	if got := e.metric(t, "restores_total"); got != 1 {
+		t.Errorf("restores_total = %v; want 1", got)
+	}
+}
+
+func TestTheGaugesFollowTheVolumesKept(t *testing.T) {
+	e := newEnv(t, setup{
+		retention: 72 * time.Hour,
+		volumes: []*v1.PersistentVolume{
+			newVolume("kept", recordedUntil(now.Add(time.Hour))),
+			newVolume("released", capacity("5Gi"), withoutFinalizers),
+			newVolume("bound", bound),
+		},
+	})
+	e.run(t)
+
+	e.waitGauges(t, "kept and released, not bound", 2, 15*gi)
+	e.updateVolume(t, "kept", purgeRequested)
+	e.waitGauges(t, "released, after kept was purged", 1, 5*gi)
+	if err := e.client.CoreV1().PersistentVolumes().Delete(context.Background(), "released", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.waitGauges(t, "none, after the PV released went", 0, 0)
+}
+
+// README, Recycle bin: at the recorded time the PV is handed to deletion
+// by a requeue at the deadline. A restore request that cannot be answered
+// (its claim does not exist, or does not fit) must not stop that: the bin
+// itself says Expired, so the library deletes the volume at its next
+// resync anyway, and meanwhile the gauges do not count it.
+func TestAPendingRestoreRequestDoesNotStopTheDeadline(t *testing.T) {
+	deadline := now.Add(time.Hour)
+	e := newEnv(t, setup{volumes: []*v1.PersistentVolume{newVolume("pvc-1", recordedUntil(deadline), restoreTo("restored/data-again"))}})
+	e.run(t)
+	e.waitSyncs(t, "pvc-1", 1)
+	if r := e.results.of("pvc-1")[0]; r.RequeueAfter != deadline.Sub(start) {
+		t.Errorf("requeue after %v; want %v, at the deadline", r.RequeueAfter, deadline.Sub(start))
+	}
+	if got := e.metric(t, "retained_volumes"); got != 1 {
+		t.Errorf("retained_volumes = %v; want 1", got)
+	}
+
+	e.clock.SetTime(deadline)
+	e.resync(t, "pvc-1") // the requeue
+	if got := e.handOvers.all(); len(got) != 1 {
+		t.Errorf("handed over %v at the deadline; want pvc-1", names(got))
+	}
+}
