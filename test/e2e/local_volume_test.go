@@ -443,24 +443,7 @@ func followWipe(ctx context.Context, t *testing.T, s *framework.Stack, agentProc
 // LocalVolumeSet in the default namespace.
 func waitForOwnerEvent(ctx context.Context, t *testing.T, s *framework.Stack, kind, name, reason string) corev1.Event {
 	t.Helper()
-	var found corev1.Event
-	sel := fields.Set{"involvedObject.kind": kind, "involvedObject.name": name}.AsSelector().String()
-	waitFor(ctx, t, s, fmt.Sprintf("a %s event on %s %s", reason, kind, name), func(ctx context.Context) (bool, error) {
-		list, err := s.Client().CoreV1().Events(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{FieldSelector: sel})
-		if err != nil {
-			return false, err
-		}
-		var seen []string
-		for _, ev := range list.Items {
-			if ev.Reason == reason {
-				found = ev
-				return true, nil
-			}
-			seen = append(seen, ev.Reason)
-		}
-		return false, fmt.Errorf("events so far: %v", seen)
-	})
-	return found
+	return waitForEvent(ctx, t, s, kind, metav1.NamespaceDefault, name, "", reason)
 }
 
 // waitForDeletionBlocked waits until the LocalVolumeSet's status has the

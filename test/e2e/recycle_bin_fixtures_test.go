@@ -15,7 +15,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 
@@ -150,40 +149,21 @@ func forVolume(pv string) func(*corev1.PersistentVolumeClaim) {
 	return func(pvc *corev1.PersistentVolumeClaim) { pvc.Spec.VolumeName = pv }
 }
 
-// waitForPVEvent waits for an event of the type and reason about a PV;
-// events about cluster-scoped objects go to the default namespace.
+// waitForPVEvent waits for an event of the type and reason about a PV.
 func waitForPVEvent(ctx context.Context, t *testing.T, s *framework.Stack, name, eventType, reason string) corev1.Event {
 	t.Helper()
-	var found corev1.Event
-	sel := fields.Set{"involvedObject.kind": "PersistentVolume", "involvedObject.name": name}.AsSelector().String()
-	waitFor(ctx, t, s, fmt.Sprintf("a %s %s event on PV %s", eventType, reason, name), func(ctx context.Context) (bool, error) {
-		list, err := s.Client().CoreV1().Events(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{FieldSelector: sel})
-		if err != nil {
-			return false, err
-		}
-		var seen []string
-		for _, ev := range list.Items {
-			if ev.Type == eventType && ev.Reason == reason {
-				found = ev
-				return true, nil
-			}
-			seen = append(seen, ev.Type+"/"+ev.Reason)
-		}
-		return false, fmt.Errorf("events so far: %v", seen)
-	})
-	return found
+	return waitForEvent(ctx, t, s, "PersistentVolume", "", name, eventType, reason)
 }
 
 // pvEventReasons lists the reasons of the events about a PV.
 func pvEventReasons(ctx context.Context, t *testing.T, s *framework.Stack, name string) []string {
 	t.Helper()
-	sel := fields.Set{"involvedObject.kind": "PersistentVolume", "involvedObject.name": name}.AsSelector().String()
-	list, err := s.Client().CoreV1().Events(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{FieldSelector: sel})
+	events, err := objectEvents(ctx, s, "PersistentVolume", "", name)
 	if err != nil {
 		t.Fatalf("list events of PV %s: %v", name, err)
 	}
 	var reasons []string
-	for _, ev := range list.Items {
+	for _, ev := range events {
 		reasons = append(reasons, ev.Reason)
 	}
 	return reasons

@@ -14,7 +14,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/utils/ptr"
 
 	"github.com/csi-protect/external-provisioner/test/e2e/framework"
@@ -120,22 +119,7 @@ func checkTerminating(ctx context.Context, t *testing.T, s *framework.Stack, nam
 // about cluster-scoped objects go to the default namespace.
 func waitForVolumeEvent(ctx context.Context, t *testing.T, s *framework.Stack, name, reason string) corev1.Event {
 	t.Helper()
-	var found corev1.Event
-	sel := fields.Set{"involvedObject.kind": "PersistentVolume", "involvedObject.name": name}.AsSelector().String()
-	waitFor(ctx, t, s, fmt.Sprintf("a %s event on PV %s", reason, name), func(ctx context.Context) (bool, error) {
-		list, err := s.Client().CoreV1().Events(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{FieldSelector: sel})
-		if err != nil {
-			return false, err
-		}
-		for _, ev := range list.Items {
-			if ev.Reason == reason {
-				found = ev
-				return true, nil
-			}
-		}
-		return false, fmt.Errorf("%d other events", len(list.Items))
-	})
-	return found
+	return waitForEvent(ctx, t, s, "PersistentVolume", "", name, "", reason)
 }
 
 func TestClaimUsedByScheduledPodStaysTerminatingUntilThePodIsDeleted(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/klog/v2"
 
 	"github.com/csi-protect/external-provisioner/pkg/mockdriver"
 	"github.com/csi-protect/external-provisioner/test/e2e/framework"
@@ -136,7 +137,16 @@ func volumeByID(vols []mockdriver.Volume, id string) (mockdriver.Volume, bool) {
 // claimEvents lists the events about a claim, oldest first as the API
 // returns them.
 func claimEvents(ctx context.Context, s *framework.Stack, namespace, name string) ([]corev1.Event, error) {
-	sel := fields.Set{"involvedObject.kind": "PersistentVolumeClaim", "involvedObject.name": name}.AsSelector().String()
+	return objectEvents(ctx, s, "PersistentVolumeClaim", namespace, name)
+}
+
+// objectEvents lists the events about one object of kind; a cluster-scoped
+// object's are in the default namespace.
+func objectEvents(ctx context.Context, s *framework.Stack, kind, namespace, name string) ([]corev1.Event, error) {
+	if namespace == "" {
+		namespace = metav1.NamespaceDefault
+	}
+	sel := fields.Set{"involvedObject.kind": kind, "involvedObject.name": name}.AsSelector().String()
 	list, err := s.Client().CoreV1().Events(namespace).List(ctx, metav1.ListOptions{FieldSelector: sel})
 	if err != nil {
 		return nil, err
@@ -148,15 +158,22 @@ func claimEvents(ctx context.Context, s *framework.Stack, namespace, name string
 // and returns it.
 func waitForClaimEvent(ctx context.Context, t *testing.T, s *framework.Stack, namespace, name, eventType, reason string) corev1.Event {
 	t.Helper()
+	return waitForEvent(ctx, t, s, "PersistentVolumeClaim", namespace, name, eventType, reason)
+}
+
+// waitForEvent waits for an event of the type ("" for any) and reason about
+// one object of kind and returns it.
+func waitForEvent(ctx context.Context, t *testing.T, s *framework.Stack, kind, namespace, name, eventType, reason string) corev1.Event {
+	t.Helper()
 	var found corev1.Event
-	waitFor(ctx, t, s, fmt.Sprintf("a %s %s event on PVC %s/%s", eventType, reason, namespace, name), func(ctx context.Context) (bool, error) {
-		events, err := claimEvents(ctx, s, namespace, name)
+	waitFor(ctx, t, s, fmt.Sprintf("a %s %s event on %s %s", eventType, reason, kind, klog.KRef(namespace, name)), func(ctx context.Context) (bool, error) {
+		events, err := objectEvents(ctx, s, kind, namespace, name)
 		if err != nil {
 			return false, err
 		}
 		var seen []string
 		for _, ev := range events {
-			if ev.Type == eventType && ev.Reason == reason {
+			if (eventType == "" || ev.Type == eventType) && ev.Reason == reason {
 				found = ev
 				return true, nil
 			}
