@@ -80,11 +80,13 @@ func (b *Bin) Holds(ctx context.Context, pv *v1.PersistentVolume) bool {
 	return d.State.Holds()
 }
 
-// claimed: the released pv, with nothing recorded, names a claim that
-// exists and is not being deleted.
+// claimed: the released pv, with nothing recorded, was given back to the
+// claim it names, which exists and is not being deleted: the two are about
+// to be bound. Only a give-back is looked at, so that a release is decided
+// as without the bin even while the claim cache lags behind a deletion.
 func (b *Bin) claimed(pv *v1.PersistentVolume) bool {
 	ref := pv.Spec.ClaimRef
-	if b.claims == nil || ref == nil {
+	if b.claims == nil || ref == nil || pv.Annotations[AnnRestoredTo] != claimID(ref.Namespace, ref.Name, ref.UID) {
 		return false
 	}
 	claim, err := b.claims.PersistentVolumeClaims(ref.Namespace).Get(ref.Name)

@@ -59,9 +59,9 @@ func TestAClassAnnotationThatDoesNotParseHoldsTheVolume(t *testing.T) {
 	}
 }
 
-func TestAVolumeWhoseClaimIsStillThereIsRebinding(t *testing.T) {
+func TestAVolumeGivenBackToAClaimStillThereIsRebinding(t *testing.T) {
 	e := newEnv(t, setup{retention: 72 * time.Hour, claims: []*v1.PersistentVolumeClaim{theOldClaim()}})
-	pv := newVolume("pvc-1")
+	pv := newVolume("pvc-1", givenBackToTheOldClaim)
 
 	if !e.bin.Holds(e.ctx, pv) {
 		t.Fatal("Holds = false for a PV whose claim exists; it may be about to be bound")
@@ -80,7 +80,7 @@ func TestAClaimOfTheSameNameIsNotTheVolumesClaim(t *testing.T) {
 	for name, claim := range map[string]*v1.PersistentVolumeClaim{"another UID": other, "being deleted": deleting} {
 		t.Run(name, func(t *testing.T) {
 			e := newEnv(t, setup{retention: 72 * time.Hour, claims: []*v1.PersistentVolumeClaim{claim}})
-			if d, err := e.bin.Decide(newVolume("pvc-1")); err != nil || d.State != Retain {
+			if d, err := e.bin.Decide(newVolume("pvc-1", givenBackToTheOldClaim)); err != nil || d.State != Retain {
 				t.Errorf("Decide = %v, %v; want Retain: the volume's claim is gone", d.State, err)
 			}
 		})
@@ -110,5 +110,15 @@ func TestAClassBrokenAfterReleaseMovesNoRecordedDeadline(t *testing.T) {
 				t.Errorf("Decide = %v, %v; want %v: the deadline recorded at release decides", d.State, err, tc.want)
 			}
 		})
+	}
+}
+
+// A release is decided as without the bin even while the claim cache still
+// shows the claim: the sidecar's claim watch may lag behind its deletion,
+// and kube-controller-manager released the PV because the claim is gone.
+func TestAReleasedVolumeWhoseClaimTheCacheStillShowsIsNotHeld(t *testing.T) {
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{theOldClaim()}})
+	if e.bin.Holds(e.ctx, newVolume("pvc-1")) {
+		t.Fatal("Holds = true with retention off; the release must be decided as without the bin")
 	}
 }

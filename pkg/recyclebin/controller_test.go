@@ -162,10 +162,10 @@ func TestAClassSettingThatDoesNotParseIsReportedAndTheVolumeKept(t *testing.T) {
 	}
 }
 
-func TestAVolumeWhoseClaimIsStillThereIsRecordedOnceTheClaimGoes(t *testing.T) {
+func TestAVolumeGivenBackToAClaimStillThereIsRecordedOnceTheClaimGoes(t *testing.T) {
 	e := newEnv(t, setup{
 		retention: 72 * time.Hour,
-		volumes:   []*v1.PersistentVolume{newVolume("pvc-1")},
+		volumes:   []*v1.PersistentVolume{newVolume("pvc-1", givenBackToTheOldClaim)},
 		claims:    []*v1.PersistentVolumeClaim{func() *v1.PersistentVolumeClaim { c := theOldClaim(); c.Spec.VolumeName = "pvc-1"; return c }()},
 	})
 	e.run(t)
@@ -203,6 +203,7 @@ func TestGivingBackPointsTheVolumeAtTheClaimInOneWrite(t *testing.T) {
 		delete(pv.Annotations, AnnRetainedFrom)
 		delete(pv.Annotations, AnnRestoreTo)
 		delete(pv.Labels, LabelRetained)
+		pv.Annotations[AnnRestoredTo] = newNamespace + "/" + newClaimName + " " + string(newUID)
 	})
 	msg := "Normal VolumeRestored Volume pvc-1 given back to claim restored/data-again"
 	if got, want := e.events.all(), []string{onVolume("pvc-1", msg), onClaim(newNamespace, newClaimName, msg)}; !slices.Equal(got, want) {

@@ -129,6 +129,13 @@ func capacity(size string) volumeOption {
 	}
 }
 
+// givenBackToTheOldClaim marks the PV as given back to the claim its
+// claimRef names (theOldClaim), as a give-back does.
+func givenBackToTheOldClaim(pv *v1.PersistentVolume) {
+	ref := pv.Spec.ClaimRef
+	pv.Annotations[AnnRestoredTo] = ref.Namespace + "/" + ref.Name + " " + string(ref.UID)
+}
+
 func bound(pv *v1.PersistentVolume) { pv.Status.Phase = v1.VolumeBound }
 
 func withoutFinalizers(pv *v1.PersistentVolume) { pv.Finalizers = nil }

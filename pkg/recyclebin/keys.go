@@ -22,6 +22,11 @@ const (
 	// be given to the claim "namespace/name", which must name the PV in
 	// its spec.volumeName.
 	AnnRestoreTo = "provisioner.storage.kubernetes.io/restore-to"
+	// AnnRestoredTo, written with a give-back, names the claim the volume
+	// was given to, as "namespace/name uid": until kube-controller-manager
+	// binds them the PV is still Released, and this tells it from a
+	// release.
+	AnnRestoredTo = "provisioner.storage.kubernetes.io/restored-to"
 	// AnnPurge, written by a user on a retained PV with the value "true",
 	// asks that its volume be deleted now.
 	AnnPurge = "provisioner.storage.kubernetes.io/purge"

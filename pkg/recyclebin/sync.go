@@ -152,9 +152,9 @@ func (c *Controller) restore(ctx context.Context, pv *v1.PersistentVolume, targe
 	return true, nil
 }
 
-// giveBack points the PV's claimRef at claim and clears the bin's metadata
-// in one patch pinned to the PV's version; kube-controller-manager then
-// binds the two.
+// giveBack points the PV's claimRef at claim, clears the bin's metadata and
+// says to which claim it was given, in one patch pinned to the PV's
+// version; kube-controller-manager then binds the two.
 func (c *Controller) giveBack(ctx context.Context, pv *v1.PersistentVolume, claim *v1.PersistentVolumeClaim) error {
 	annotations, labels := Recorded()
 	clear := func(keys []string) map[string]any {
@@ -164,10 +164,12 @@ func (c *Controller) giveBack(ctx context.Context, pv *v1.PersistentVolume, clai
 		}
 		return m
 	}
+	setAnnotations := clear(annotations)
+	setAnnotations[AnnRestoredTo] = claimID(claim.Namespace, claim.Name, claim.UID)
 	patch, err := json.Marshal(map[string]any{
 		"metadata": map[string]any{
 			"resourceVersion": pv.ResourceVersion, "uid": pv.UID,
-			"annotations": clear(annotations), "labels": clear(labels),
+			"annotations": setAnnotations, "labels": clear(labels),
 		},
 		"spec": map[string]any{"claimRef": map[string]any{
 			"kind": "PersistentVolumeClaim", "apiVersion": "v1",
