@@ -51,6 +51,7 @@ func newRecycleBin(logger klog.Logger, o recycleBinOptions) (worker, error) {
 		Bin:            o.Bin,
 		Fit:            recyclebin.FitOptions{Driver: o.Driver.Name, InTreePlugin: o.Driver.MigratedFrom},
 		HandOver:       o.Provisioner.RequeueVolume,
+		Owns:           o.Provisioner.OwnsVolume,
 		EventRecorder:  o.EventRecorder,
 		Metrics:        o.Metrics,
 	})

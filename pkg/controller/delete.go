@@ -38,15 +38,10 @@ func (p *Provisioner) Delete(ctx context.Context, pv *v1.PersistentVolume) error
 		return &controller.IgnoredError{Reason: fmt.Sprintf("volume of driver %q", pv.Spec.CSI.Driver)}
 	}
 	logger := klog.LoggerWithValues(klog.FromContext(ctx), "PV", pv.Name, "handle", pv.Spec.CSI.VolumeHandle)
-	if p.node != nil {
-		// Only the driver of the node the volume was made on can delete it.
-		ok, err := volumeAccessible(pv.Spec.NodeAffinity, p.node.NodeName, p.node.NodeInfo.GetAccessibleTopology())
-		if err != nil {
-			return fmt.Errorf("checking the node affinity of persistentvolume %s: %w", pv.Name, err)
-		}
-		if !ok {
-			return &controller.IgnoredError{Reason: "PV was not provisioned on this node"}
-		}
+	if ok, err := p.OwnsVolume(pv); err != nil {
+		return err
+	} else if !ok {
+		return &controller.IgnoredError{Reason: "PV was not provisioned on this node"}
 	}
 
 	if node, err := p.attachedTo(pv.Name); err != nil {
@@ -132,4 +127,18 @@ func (p *Provisioner) classParameters(ctx context.Context, migrated bool) parame
 
 func isNotFound(err error) bool {
 	return status.Code(err) == codes.NotFound
+}
+
+// OwnsVolume reports whether this sidecar is the one to delete pv's volume:
+// always, but with --node-deployment only the sidecar of the node the
+// volume was made on, whose driver alone can delete it.
+func (p *Provisioner) OwnsVolume(pv *v1.PersistentVolume) (bool, error) {
+	if p.node == nil {
+		return true, nil
+	}
+	ok, err := volumeAccessible(pv.Spec.NodeAffinity, p.node.NodeName, p.node.NodeInfo.GetAccessibleTopology())
+	if err != nil {
+		return false, fmt.Errorf("checking the node affinity of persistentvolume %s: %w", pv.Name, err)
+	}
+	return ok, nil
 }

@@ -28,7 +28,11 @@ type Options struct {
 	Fit            FitOptions
 	// HandOver gives a PV whose volume may now be deleted to the
 	// provisioning library, which deletes it through the normal path.
-	HandOver      func(pv *v1.PersistentVolume)
+	HandOver func(pv *v1.PersistentVolume)
+	// Owns tells whether this sidecar deletes pv's volume; with
+	// --node-deployment only one node's does, and only it keeps, expires
+	// and gives back the volume. Nil owns every volume.
+	Owns          func(pv *v1.PersistentVolume) (bool, error)
 	EventRecorder record.EventRecorder
 	// Metrics nil keeps a private, unregistered set.
 	Metrics     *Metrics
@@ -49,6 +53,7 @@ type Controller struct {
 	bin      *Bin
 	fit      FitOptions
 	handOver func(pv *v1.PersistentVolume)
+	owns     func(pv *v1.PersistentVolume) (bool, error)
 	recorder record.EventRecorder
 	metrics  *Metrics
 	clock    clock.PassiveClock
@@ -88,7 +93,7 @@ func New(opts Options) (*Controller, error) {
 	c := &Controller{
 		client: opts.Client, volumes: opts.VolumeInformer.Lister(), claims: opts.ClaimInformer.Lister(),
 		synced: []cache.InformerSynced{volumes.HasSynced, claims.HasSynced},
-		bin:    opts.Bin, fit: opts.Fit, handOver: opts.HandOver, recorder: opts.EventRecorder,
+		bin:    opts.Bin, fit: opts.Fit, handOver: opts.HandOver, owns: opts.Owns, recorder: opts.EventRecorder,
 		metrics: m, clock: clk,
 		retained: map[string]int64{}, handedOver: map[types.UID]bool{}, held: map[types.UID]bool{},
 	}

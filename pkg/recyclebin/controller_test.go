@@ -307,3 +307,27 @@ func TestAPendingRestoreRequestDoesNotStopTheDeadline(t *testing.T) {
 		t.Errorf("handed over %v at the deadline; want pvc-1", names(got))
 	}
 }
+
+// With --node-deployment every node's sidecar sees every PV, and only the
+// one whose driver deletes the volume keeps, expires and gives it back: the
+// others write nothing, hand nothing over and say nothing.
+func TestAVolumeOfAnotherNodeIsLeftToItsNode(t *testing.T) {
+	expired := newVolume("pvc-2", recordedUntil(start.Add(-time.Minute)))
+	e := newEnv(t, setup{
+		retention: 72 * time.Hour,
+		volumes:   []*v1.PersistentVolume{newVolume("pvc-1"), expired},
+		owns:      func(*v1.PersistentVolume) (bool, error) { return false, nil },
+	})
+	e.run(t)
+	e.waitSyncs(t, "pvc-1", 1)
+	e.waitSyncs(t, "pvc-2", 1)
+	if w := e.writes("persistentvolumes"); len(w) != 0 {
+		t.Errorf("writes = %v; want none from another node's sidecar", w)
+	}
+	if h := e.handOvers.all(); len(h) != 0 {
+		t.Errorf("handed over %v; want none", names(h))
+	}
+	if ev := e.events.all(); len(ev) != 0 {
+		t.Errorf("events = %q; want none", ev)
+	}
+}

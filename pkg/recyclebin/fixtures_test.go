@@ -183,6 +183,8 @@ type setup struct {
 	volumes   []*v1.PersistentVolume
 	claims    []*v1.PersistentVolumeClaim
 	classes   []*storagev1.StorageClass
+	// owns is Options.Owns; nil owns every volume.
+	owns func(pv *v1.PersistentVolume) (bool, error)
 }
 
 // env is a Bin and a Controller over started informers of a fake API
@@ -255,6 +257,7 @@ func newEnv(t *testing.T, s setup) *env {
 		Bin:            e.bin,
 		Fit:            FitOptions{Driver: driver},
 		HandOver:       e.handOvers.handOver,
+		Owns:           s.owns,
 		EventRecorder:  e.events,
 		Metrics:        m,
 		Clock:          e.clock,

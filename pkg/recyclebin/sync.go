@@ -28,6 +28,11 @@ func (c *Controller) sync(ctx context.Context, name string) (reconcile.Result, e
 	if !c.inScope(pv) {
 		return reconcile.Done, nil
 	}
+	if c.owns != nil {
+		if owned, err := c.owns(pv); err != nil || !owned {
+			return reconcile.Done, err
+		}
+	}
 	d, err := c.bin.Decide(pv)
 	if err != nil {
 		c.recorder.Event(pv, v1.EventTypeWarning, ReasonRetentionBroken, "The volume is kept: "+err.Error())

@@ -224,7 +224,14 @@ func (r *pvVersions) waitForVersion(ctx context.Context, t *testing.T, s *framew
 // DeleteVolume for the handle, from its log (at DriverRequestVerbosity).
 func deleteVolumeRequests(t *testing.T, s *framework.Stack, handle string) []time.Time {
 	t.Helper()
-	data, err := os.ReadFile(s.Driver().LogFile())
+	return deleteVolumeRequestsIn(t, s.Driver().LogFile(), handle)
+}
+
+// deleteVolumeRequestsIn is deleteVolumeRequests for the driver that logs to
+// logFile, e.g. one node's driver (Stack.NodeDriver).
+func deleteVolumeRequestsIn(t *testing.T, logFile, handle string) []time.Time {
+	t.Helper()
+	data, err := os.ReadFile(logFile)
 	if err != nil {
 		t.Fatalf("read driver log: %v", err)
 	}
