@@ -159,22 +159,14 @@ func (e *env) waitSyncs(t *testing.T, name string, after int) error {
 // pv reads a PV from the fake API server.
 func (e *env) pv(t *testing.T, name string) *v1.PersistentVolume {
 	t.Helper()
-	pv, err := e.client.CoreV1().PersistentVolumes().Get(context.Background(), name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pv
+	return testutil.PV(t, e.client, name)
 }
 
 // update writes a changed PV to the fake API server. It does not wait for
 // the cache: running workers may change the PV again at once.
 func (e *env) update(t *testing.T, name string, change pvOption) {
 	t.Helper()
-	pv := e.pv(t, name)
-	change(pv)
-	if _, err := e.client.CoreV1().PersistentVolumes().Update(context.Background(), pv, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	testutil.UpdatePV(t, e.client, name, change)
 }
 
 // sync runs one sync of name, as a worker would, after waiting for the

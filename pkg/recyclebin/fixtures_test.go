@@ -325,21 +325,13 @@ func (e *env) waitCached(t *testing.T, name string, cond func(*v1.PersistentVolu
 // pv reads a PV from the API server.
 func (e *env) pv(t *testing.T, name string) *v1.PersistentVolume {
 	t.Helper()
-	pv, err := e.client.CoreV1().PersistentVolumes().Get(context.Background(), name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pv
+	return testutil.PV(t, e.client, name)
 }
 
 // updateVolume changes a PV on the API server, as a user does.
 func (e *env) updateVolume(t *testing.T, name string, change volumeOption) {
 	t.Helper()
-	pv := e.pv(t, name)
-	change(pv)
-	if _, err := e.client.CoreV1().PersistentVolumes().Update(context.Background(), pv, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	testutil.UpdatePV(t, e.client, name, change)
 }
 
 // watching waits until the informers have started their watches, which
