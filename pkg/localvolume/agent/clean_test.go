@@ -243,9 +243,10 @@ func TestDeviceInUseAtWipeTimeIsNotWiped(t *testing.T) {
 		t.Errorf("wipes_total{refused} = %v", got)
 	}
 
-	// Held open exclusively (device-mapper, a program) is refused too.
-	h.unmountAll()
+	// Held open exclusively (device-mapper, a program) is refused too. Busy
+	// before unmounted: a retry between the two must not find it free.
 	h.setBusy("/dev/sdb", true)
+	h.unmountAll()
 	e.nextSync(volumeKey(name))
 	if n := h.wipeCount("/dev/sdb"); n != 0 {
 		t.Fatalf("wiped a busy device %d times", n)
