@@ -74,11 +74,9 @@ func (c *Controller) sync(ctx context.Context, name string) (reconcile.Result, e
 		// over again on a later sync is one more look at a PV the library
 		// is deleting, nothing more.
 		c.handOver(pv)
-	case Rebinding:
+	default: // Delete, Rebinding
 		c.setRetained(pv, false)
-	default:
-		c.setRetained(pv, false)
-		if wasHeld {
+		if wasHeld && d.State == Delete {
 			c.handOver(pv)
 		}
 	}
@@ -104,14 +102,7 @@ func (c *Controller) setHeld(pv *v1.PersistentVolume, held bool) bool {
 // again from the fresher copy.
 func (c *Controller) record(ctx context.Context, pv *v1.PersistentVolume, until time.Time) error {
 	annotations, labels := Record(pv, until)
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
-		"resourceVersion": pv.ResourceVersion, "uid": pv.UID,
-		"annotations": annotations, "labels": labels,
-	}})
-	if err != nil {
-		return err
-	}
-	if _, err := c.client.CoreV1().PersistentVolumes().Patch(ctx, pv.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+	if err := c.patchPinned(ctx, pv, map[string]any{"annotations": annotations, "labels": labels}, nil); err != nil {
 		return fmt.Errorf("recording the retention of PersistentVolume %s: %w", pv.Name, err)
 	}
 	retention := until.Sub(c.clock.Now()).Round(time.Second)
@@ -162,33 +153,46 @@ func (c *Controller) restore(ctx context.Context, pv *v1.PersistentVolume, targe
 // version; kube-controller-manager then binds the two.
 func (c *Controller) giveBack(ctx context.Context, pv *v1.PersistentVolume, claim *v1.PersistentVolumeClaim) error {
 	annotations, labels := Recorded()
-	clear := func(keys []string) map[string]any {
-		m := map[string]any{}
-		for _, k := range keys {
-			m[k] = nil
-		}
-		return m
-	}
-	setAnnotations := clear(annotations)
+	setAnnotations := nulls(annotations)
 	setAnnotations[AnnRestoredTo] = claimID(claim.Namespace, claim.Name, claim.UID)
-	patch, err := json.Marshal(map[string]any{
-		"metadata": map[string]any{
-			"resourceVersion": pv.ResourceVersion, "uid": pv.UID,
-			"annotations": setAnnotations, "labels": clear(labels),
-		},
-		"spec": map[string]any{"claimRef": map[string]any{
-			"kind": "PersistentVolumeClaim", "apiVersion": "v1",
-			"namespace": claim.Namespace, "name": claim.Name, "uid": claim.UID,
-			"resourceVersion": nil, "fieldPath": nil,
-		}},
-	})
-	if err != nil {
-		return err
-	}
-	if _, err := c.client.CoreV1().PersistentVolumes().Patch(ctx, pv.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+	spec := map[string]any{"claimRef": map[string]any{
+		"kind": "PersistentVolumeClaim", "apiVersion": "v1",
+		"namespace": claim.Namespace, "name": claim.Name, "uid": claim.UID,
+		"resourceVersion": nil, "fieldPath": nil,
+	}}
+	if err := c.patchPinned(ctx, pv, map[string]any{"annotations": setAnnotations, "labels": nulls(labels)}, spec); err != nil {
 		return fmt.Errorf("giving PersistentVolume %s to claim %s: %w", pv.Name, klog.KObj(claim), err)
 	}
 	return nil
+}
+
+// patchPinned sends one merge patch of pv's metadata (and spec, if set),
+// pinned to the version and UID it was decided on: a PV that changed since
+// answers 409, and is decided again from the fresher copy. A merge patch
+// touches only the keys it names, so the cache's trimmed copy is never
+// written back.
+func (c *Controller) patchPinned(ctx context.Context, pv *v1.PersistentVolume, metadata, spec map[string]any) error {
+	metadata["resourceVersion"] = pv.ResourceVersion
+	metadata["uid"] = pv.UID
+	body := map[string]any{"metadata": metadata}
+	if spec != nil {
+		body["spec"] = spec
+	}
+	patch, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	_, err = c.client.CoreV1().PersistentVolumes().Patch(ctx, pv.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+	return err
+}
+
+// nulls is a merge patch's removal of keys.
+func nulls(keys []string) map[string]any {
+	m := make(map[string]any, len(keys))
+	for _, k := range keys {
+		m[k] = nil
+	}
+	return m
 }
 
 func (c *Controller) firstHandOver(pv *v1.PersistentVolume) bool {
