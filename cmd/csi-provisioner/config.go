@@ -11,6 +11,8 @@ import (
 	logsapi "k8s.io/component-base/logs/api/v1"
 
 	"github.com/csi-protect/external-provisioner/internal/cmdutil"
+	"github.com/csi-protect/external-provisioner/pkg/controller"
+	"github.com/csi-protect/external-provisioner/pkg/volumename"
 )
 
 // config is the parsed command line. Names, defaults and meanings follow
@@ -68,6 +70,15 @@ type config struct {
 
 	volumeNamePrefix          string
 	volumeNameUUIDLength      int
+	// volumeNameTemplate, if set, names volumes for the driver, up to
+	// volumeNameMaxLength characters (pkg/volumename).
+	volumeNameTemplate  string
+	volumeNameMaxLength int
+	// claimParameterTemplates renders claim tokens in driver parameters;
+	// claimLabelsToVolume lists the claim label keys (and prefixes) a new
+	// PV gets.
+	claimParameterTemplates bool
+	claimLabelsToVolume     []string
 	extraCreateMetadata       bool
 	strictTopology            bool
 	immediateTopology         bool
@@ -213,6 +224,7 @@ func (c *config) validate() []error {
 	}
 
 	errs = append(errs, c.validateVolumeName()...)
+	errs = append(errs, c.validateClaimMetadata()...)
 	errs = append(errs, c.validateCapacity()...)
 	errs = append(errs, c.validateNodeDeployment()...)
 
@@ -278,6 +290,25 @@ func (c *config) validateVolumeName() []error {
 		return []error{fmt.Errorf("--volume-name-prefix %q does not give valid volume names: %s", c.volumeNamePrefix, strings.Join(msgs, "; "))}
 	}
 	return nil
+}
+
+// validateClaimMetadata checks the name template and the label keys at
+// start: a template that could give two claims one name, or a label key no
+// label can have, is a mistake no claim should find.
+func (c *config) validateClaimMetadata() []error {
+	var errs []error
+	if c.volumeNameTemplate != "" {
+		if _, err := volumename.New(volumename.Options{
+			Prefix: c.volumeNamePrefix, UUIDLength: c.volumeNameUUIDLength,
+			Template: c.volumeNameTemplate, MaxLength: c.volumeNameMaxLength,
+		}); err != nil {
+			errs = append(errs, fmt.Errorf("--volume-name-template: %w", err))
+		}
+	}
+	if _, err := controller.ParseLabelKeys(c.claimLabelsToVolume); err != nil {
+		errs = append(errs, fmt.Errorf("--claim-labels-to-volume: %w", err))
+	}
+	return errs
 }
 
 // validateLeaderElection applies client-go's rules up front so a bad value

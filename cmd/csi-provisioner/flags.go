@@ -11,6 +11,7 @@ import (
 
 	"github.com/csi-protect/external-provisioner/internal/cmdutil"
 	"github.com/csi-protect/external-provisioner/pkg/features"
+	"github.com/csi-protect/external-provisioner/pkg/volumename"
 )
 
 // parseFlags parses args (without the program name) and validates the result.
@@ -68,6 +69,10 @@ func newFlagSet(cfg *config) (*flag.FlagSet, []string) {
 	fs.StringVar(&cfg.csiAddress, "csi-address", defaultCSIAddress, "The gRPC endpoint for Target CSI Volume.")
 	fs.StringVar(&cfg.volumeNamePrefix, "volume-name-prefix", defaultVolumeNamePrefix, "Prefix to apply to the name of a created volume.")
 	fs.IntVar(&cfg.volumeNameUUIDLength, "volume-name-uuid-length", defaultUUIDLength, "Truncates generated UUID of a created volume to this length. Defaults behavior is to NOT truncate.")
+	fs.StringVar(&cfg.volumeNameTemplate, "volume-name-template", "", "Template of the name CreateVolume gives the driver, from {{.Namespace}}, {{.Name}}, {{.UID}}, {{.UIDShort}} (8 hex digits) and {{.Prefix}} of the claim, e.g. \"{{.Namespace}}-{{.Name}}-{{.UIDShort}}\". It must hold {{.UID}}, or {{.UIDShort}} with {{.Namespace}} and {{.Name}}. The PV keeps its name. Empty (the default) names the volume as its PV, as upstream.")
+	fs.IntVar(&cfg.volumeNameMaxLength, "volume-name-max-length", volumename.DefaultMaxLength, "Longest name --volume-name-template gives; a longer one is cut and ends with a hash of the whole name.")
+	fs.BoolVar(&cfg.claimParameterTemplates, "claim-parameter-templates", false, "Render ${pvc.name}, ${pvc.namespace}, ${pv.name}, ${pvc.labels['<key>']} and ${pvc.annotations['<key>']} in StorageClass parameters passed to CreateVolume. Off by default: it lets claim authors set the values of the parameters the StorageClass names.")
+	fs.Var((*cmdutil.ListValue)(&cfg.claimLabelsToVolume), "claim-labels-to-volume", "Comma-separated claim label keys copied to a new PV once, when it is created; a key ending in '*' is a prefix (\"example.com/*\"). Labels of the kubernetes.io and k8s.io domains, other than app.kubernetes.io, are never copied.")
 	fs.DurationVar(&cfg.retryIntervalStart, "retry-interval-start", defaultRetryIntervalStart, "Initial retry interval of failed provisioning or deletion. It doubles with each failure, up to retry-interval-max.")
 	fs.DurationVar(&cfg.retryIntervalMax, "retry-interval-max", defaultRetryIntervalMax, "Maximum retry interval of failed provisioning or deletion.")
 	fs.UintVar(&cfg.provisioningThreads, "worker-threads", defaultWorkerThreads, "Number of provisioner worker threads, in other words nr. of simultaneous CSI calls.")

@@ -14,6 +14,7 @@ import (
 
 	"github.com/csi-protect/external-provisioner/internal/cmdutil"
 	"github.com/csi-protect/external-provisioner/pkg/features"
+	"github.com/csi-protect/external-provisioner/pkg/volumename"
 )
 
 // upstreamDefaults is every flag of upstream external-provisioner v5.1.0
@@ -91,6 +92,10 @@ var ownDefaults = map[string]string{
 	"orphan-audit-interval":        "0s",
 	"orphan-audit-grace-period":    "10m0s",
 	"volume-retention":             "0s",
+	"volume-name-template":         "",
+	"volume-name-max-length":       "63",
+	"claim-parameter-templates":    "false",
+	"claim-labels-to-volume":       "",
 }
 
 // klogFlagNames are klog's own flags, which upstream v5.1.0 registered.
@@ -175,6 +180,7 @@ func TestDefaults(t *testing.T) {
 		nodeDeploymentMaxDelay:         time.Minute,
 		snapshotOrphanSweepInterval:    5 * time.Minute,
 		orphanAuditGracePeriod:         10 * time.Minute,
+		volumeNameMaxLength:            volumename.DefaultMaxLength,
 	}
 	want.gates = cfg.gates
 	want.logging = logsapi.NewLoggingConfiguration()

@@ -43,6 +43,7 @@ func newOrphanAudit(logger klog.Logger, o orphanAuditOptions) (worker, error) {
 		ClaimLister:               o.Claims.Lister(),
 		ClaimSynced:               o.Claims.Informer().HasSynced,
 		VolumeHandle:              o.Provisioner.VolumeHandle,
+		DriverVolumeName:          o.Provisioner.DriverVolumeName,
 		AbandonedVolumeAnnotation: controller.AnnAbandonedVolume,
 		Interval:                  cfg.orphanAuditInterval,
 		GracePeriod:               cfg.orphanAuditGracePeriod,

@@ -130,6 +130,11 @@ type provisionerOptions struct {
 // needs beyond the library's.
 func newProvisioner(logger klog.Logger, o provisionerOptions) (*controller.Provisioner, error) {
 	cfg := o.Config
+	// Checked with the other flags (validateClaimMetadata).
+	labelKeys, err := controller.ParseLabelKeys(cfg.claimLabelsToVolume)
+	if err != nil {
+		return nil, err
+	}
 	provisioner, err := controller.New(controller.Options{
 		DriverName:                  o.Driver.Name,
 		MigratedFrom:                o.Driver.MigratedFrom,
@@ -155,6 +160,10 @@ func newProvisioner(logger klog.Logger, o provisionerOptions) (*controller.Provi
 		Timeout:                     cfg.timeout,
 		VolumeNamePrefix:            cfg.volumeNamePrefix,
 		VolumeNameUUIDLength:        cfg.volumeNameUUIDLength,
+		VolumeNameTemplate:          cfg.volumeNameTemplate,
+		VolumeNameMaxLength:         cfg.volumeNameMaxLength,
+		ClaimParameterTemplates:     cfg.claimParameterTemplates,
+		ClaimLabelsToVolume:         labelKeys,
 		ExtraCreateMetadata:         cfg.extraCreateMetadata,
 		StrictTopology:              cfg.strictTopology,
 		ImmediateTopology:           cfg.immediateTopology,

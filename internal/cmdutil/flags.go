@@ -104,3 +104,23 @@ func (l *LabelsValue) String() string {
 	}
 	return strings.Join(items, ",")
 }
+
+// ListValue is a flag.Value for a comma-separated list; a repeated flag
+// adds to it. Empty items are dropped.
+type ListValue []string
+
+func (l *ListValue) Set(s string) error {
+	for item := range strings.SplitSeq(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			*l = append(*l, item)
+		}
+	}
+	return nil
+}
+
+func (l *ListValue) String() string {
+	if l == nil {
+		return ""
+	}
+	return strings.Join(*l, ",")
+}

@@ -31,8 +31,8 @@ type CallStates interface {
 // Replayer finds and deletes the volume of a claim deleted while a
 // CreateVolume made for it may still be running. The provisioner fits.
 type Replayer interface {
-	// VolumeName is the volume and PV name of the claim.
-	VolumeName(claim *v1.PersistentVolumeClaim) (string, error)
+	// PVName is the name of the claim's PV.
+	PVName(claim *v1.PersistentVolumeClaim) (string, error)
 	// ReplayAndDelete replays the claim's CreateVolume and deletes what it
 	// returns; true once no volume for the claim exists or can appear.
 	ReplayAndDelete(ctx context.Context, claim *v1.PersistentVolumeClaim) (bool, error)

@@ -35,7 +35,7 @@ type replayer struct {
 	nameErr error
 }
 
-func (r *replayer) VolumeName(claim *v1.PersistentVolumeClaim) (string, error) {
+func (r *replayer) PVName(claim *v1.PersistentVolumeClaim) (string, error) {
 	return "pvc-" + string(claim.UID), r.nameErr
 }
 

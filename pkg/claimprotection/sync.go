@@ -2,6 +2,7 @@ package claimprotection
 
 import (
 	"context"
+	"slices"
 
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -63,9 +64,9 @@ func (c *Controller) sync(ctx context.Context, key cache.ObjectName) (reconcile.
 	wasHeld := c.holds.IsHeld(claim.UID)
 	change := finalizer.Change{Remove: remove}
 	if releasing {
-		// The handle of a restore is needed only while its call may be
+		// What the call was made with is needed only while it may be
 		// replayed.
-		change.RemoveAnnotations = []string{provisionstate.AnnRestoredSnapshotHandle}
+		change.RemoveAnnotations = slices.Clone(provisionstate.RequestRecords)
 	}
 	wrote, err := finalizer.Write(ctx, finalizer.PersistentVolumeClaims(c.client), claim, change)
 	if apierrors.IsNotFound(err) {
@@ -152,7 +153,7 @@ func (c *Controller) hasVolume(claim *v1.PersistentVolumeClaim) bool {
 	if claim.Spec.VolumeName != "" {
 		return true
 	}
-	name, err := c.replayer.VolumeName(claim)
+	name, err := c.replayer.PVName(claim)
 	if err != nil {
 		return false
 	}

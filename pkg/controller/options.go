@@ -92,7 +92,18 @@ type Options struct {
 	Timeout              time.Duration
 	VolumeNamePrefix     string
 	VolumeNameUUIDLength int
-	ExtraCreateMetadata  bool
+	// VolumeNameTemplate, if set, names volumes for the driver
+	// (--volume-name-template) up to VolumeNameMaxLength characters; the
+	// PV keeps its name. See pkg/volumename.
+	VolumeNameTemplate  string
+	VolumeNameMaxLength int
+	// ClaimParameterTemplates renders the claim tokens of driver
+	// parameters (--claim-parameter-templates).
+	ClaimParameterTemplates bool
+	// ClaimLabelsToVolume copies the claim labels it selects to a new PV
+	// (--claim-labels-to-volume).
+	ClaimLabelsToVolume LabelKeys
+	ExtraCreateMetadata bool
 	StrictTopology       bool
 	ImmediateTopology    bool
 	DefaultFSType        string

@@ -108,7 +108,7 @@ func (p *Provisioner) provision(ctx context.Context, o controller.ProvisionOptio
 	defer func() { p.calls.End(claim.UID, outcome) }()
 
 	if protect {
-		if err := p.protectClaim(ctx, claim, restoredHandle(req)); err != nil {
+		if err := p.protectClaim(ctx, claim, restoredHandle(req), prep.records); err != nil {
 			return nil, controller.ProvisioningNoChange, err
 		}
 	}
@@ -153,7 +153,7 @@ func (p *Provisioner) provision(ctx context.Context, o controller.ProvisionOptio
 		capacity = req.CapacityRange.GetRequiredBytes()
 	}
 	pv := p.buildPV(pvSpec{
-		name:         req.Name,
+		name:         prep.pvName,
 		claim:        claim,
 		class:        class.Name,
 		reclaim:      reclaimPolicy(class.ReclaimPolicy),
@@ -174,7 +174,7 @@ func (p *Provisioner) provision(ctx context.Context, o controller.ProvisionOptio
 		}
 		pv = inTree
 	}
-	logger.V(2).Info("Volume created", "volume", req.Name, "handle", volume.VolumeId, "capacityBytes", capacity, "migrated", prep.migrated)
+	logger.V(2).Info("Volume created", "volume", req.Name, "PV", prep.pvName, "handle", volume.VolumeId, "capacityBytes", capacity, "migrated", prep.migrated)
 	return pv, controller.ProvisioningFinished, nil
 }
 
@@ -235,6 +235,10 @@ type prepared struct {
 	sources  sources
 	// migrated: the class is the in-tree plugin's, translated.
 	migrated bool
+	// pvName is the PV's name; the request's Name is the driver's.
+	pvName string
+	// records say what the request was made with, for the claim.
+	records requestRecords
 }
 
 func (p *Provisioner) prepare(ctx context.Context, o controller.ProvisionOptions) (*csi.CreateVolumeRequest, *prepared, error) {
@@ -255,7 +259,11 @@ func (p *Provisioner) prepare(ctx context.Context, o controller.ProvisionOptions
 	for _, warning := range params.Warnings {
 		klog.FromContext(ctx).Info("StorageClass uses a deprecated parameter", "warning", warning)
 	}
-	name, err := volumeName(p.opts.VolumeNamePrefix, string(claim.UID), p.opts.VolumeNameUUIDLength)
+	names, nameRecord, err := p.volumeNames(claim)
+	if err != nil {
+		return nil, nil, err
+	}
+	driverParams, paramRecord, err := p.driverParameters(claim, params.DriverParameters, names.pv)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -267,7 +275,9 @@ func (p *Provisioner) prepare(ctx context.Context, o controller.ProvisionOptions
 		return nil, nil, fmt.Errorf("claim requests a negative size %s", requested.String())
 	}
 
-	prep := &prepared{fsType: params.FSType, migrated: migrated}
+	prep := &prepared{fsType: params.FSType, migrated: migrated, pvName: names.pv, records: requestRecords{}}
+	prep.records.set(provisionstate.AnnVolumeNameTemplate, nameRecord)
+	prep.records.set(provisionstate.AnnParameterClaimMetadata, paramRecord)
 	if prep.fsType == "" {
 		prep.fsType = p.opts.DefaultFSType
 	}
@@ -281,16 +291,16 @@ func (p *Provisioner) prepare(ctx context.Context, o controller.ProvisionOptions
 	}
 
 	req := &csi.CreateVolumeRequest{
-		Name:               name,
-		Parameters:         params.DriverParameters,
+		Name:               names.driver,
+		Parameters:         driverParams,
 		VolumeCapabilities: capabilities,
 		CapacityRange:      &csi.CapacityRange{RequiredBytes: requested.Value()},
 	}
 	if p.opts.ExtraCreateMetadata {
-		req.Parameters = withExtraMetadata(req.Parameters, claim, name)
+		req.Parameters = withExtraMetadata(req.Parameters, claim, names.pv)
 	}
 
-	if prep.secrets, req.Secrets, err = p.secrets(ctx, params, name, claim); err != nil {
+	if prep.secrets, req.Secrets, err = p.secrets(ctx, params, names.pv, claim); err != nil {
 		return nil, nil, err
 	}
 

@@ -16,6 +16,8 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
+
+	"github.com/csi-protect/external-provisioner/pkg/volumename"
 )
 
 // Provisioner provisions and deletes volumes through a CSI driver. It
@@ -35,6 +37,7 @@ type Provisioner struct {
 	volumeHandlers *libraryHandlers
 	// finalizerWrites serve the library's reschedule (reschedule.go).
 	finalizerWrites *finalizerWrites
+	namer           *volumename.Namer
 }
 
 var (
@@ -70,10 +73,15 @@ func New(opts Options) (*Provisioner, error) {
 		return nil, errors.New("provisioner needs an event recorder")
 	case opts.Timeout <= 0:
 		return nil, errors.New("provisioner needs a positive CSI call timeout")
-	case opts.VolumeNamePrefix == "":
-		return nil, errors.New("provisioner needs a volume name prefix")
 	case opts.RetryIntervalMax < 0:
 		return nil, errors.New("provisioner needs a positive retry interval")
+	}
+	namer, err := volumename.New(volumename.Options{
+		Prefix: opts.VolumeNamePrefix, UUIDLength: opts.VolumeNameUUIDLength,
+		Template: opts.VolumeNameTemplate, MaxLength: opts.VolumeNameMaxLength,
+	})
+	if err != nil {
+		return nil, err
 	}
 	if opts.ProtectionClient == nil {
 		opts.ProtectionClient = opts.Client
@@ -91,6 +99,7 @@ func New(opts Options) (*Provisioner, error) {
 	p := &Provisioner{
 		opts: opts, calls: opts.Calls, metrics: metrics, deleted: newDeletedVolumes(deletedVolumesKept),
 		claimHandlers: &libraryHandlers{}, volumeHandlers: &libraryHandlers{}, finalizerWrites: newFinalizerWrites(),
+		namer: namer,
 	}
 	p.infeasible = newInfeasibleHolds(opts.Clock, opts.RetryIntervalMax, p.requeue)
 	if nd := opts.NodeDeployment; nd != nil {

@@ -16,13 +16,15 @@ import (
 // protectClaim puts the provisioning-protection finalizer on a claim before
 // its first CreateVolume. Until the write has succeeded no CreateVolume is
 // made: a volume whose claim could vanish unnoticed is exactly the leak the
-// finalizer exists to prevent. A restore's snapshot handle is recorded in
-// the same write, so that the call can be replayed even once the snapshot
+// finalizer exists to prevent. What the request was made with (records) is
+// recorded in the same write, see request_records.go; a claim whose
+// finalizer is there already must record the same. A restore's snapshot
+// handle is recorded too, so that the call can be replayed even once the snapshot
 // is gone (see provisionstate.AnnRestoredSnapshotHandle). In node deployment
 // the node is recorded in it too (provisionstate.AnnProvisioningNode), and
 // rewritten when the finalizer is there but names another node, so that
 // only this node's sidecar replays the call.
-func (p *Provisioner) protectClaim(ctx context.Context, claim *v1.PersistentVolumeClaim, snapshotHandle string) error {
+func (p *Provisioner) protectClaim(ctx context.Context, claim *v1.PersistentVolumeClaim, snapshotHandle string, records requestRecords) error {
 	// The lib's copy may be older than the cache; a claim whose deletion has
 	// begun gets no new CreateVolume.
 	current, err := p.opts.ClaimLister.PersistentVolumeClaims(claim.Namespace).Get(claim.Name)
@@ -32,7 +34,10 @@ func (p *Provisioner) protectClaim(ctx context.Context, claim *v1.PersistentVolu
 	if err := liveForProvisioning(claim, current, err); err != nil {
 		return err
 	}
-	var record []finalizer.Option
+	if err := records.matches(current); err != nil {
+		return err
+	}
+	record := records.options()
 	if snapshotHandle != "" {
 		record = append(record, finalizer.WithAnnotation(provisionstate.AnnRestoredSnapshotHandle, snapshotHandle))
 	}
@@ -44,7 +49,10 @@ func (p *Provisioner) protectClaim(ctx context.Context, claim *v1.PersistentVolu
 	}
 	had := finalizer.Has(current, provisionstate.ProvisioningProtectionFinalizer)
 	write, err := p.addClaimFinalizer(ctx, current, provisionstate.ProvisioningProtectionFinalizer, func(live *v1.PersistentVolumeClaim, err error) error {
-		return liveForProvisioning(claim, live, err)
+		if err := liveForProvisioning(claim, live, err); err != nil {
+			return err
+		}
+		return records.matches(live)
 	}, record...)
 	if err != nil {
 		return fmt.Errorf("adding the provisioning-protection finalizer before CreateVolume: %w", err)

@@ -68,7 +68,8 @@ func (p *Provisioner) buildPV(s pvSpec) *v1.PersistentVolume {
 		volumeMode = v1.PersistentVolumeBlock
 	}
 	pv := &v1.PersistentVolume{
-		ObjectMeta: metav1.ObjectMeta{Name: s.name},
+		// Copied once: the PV does not follow later changes of the claim.
+		ObjectMeta: metav1.ObjectMeta{Name: s.name, Labels: p.opts.ClaimLabelsToVolume.Select(s.claim.Labels)},
 		Spec: v1.PersistentVolumeSpec{
 			AccessModes:                   s.claim.Spec.AccessModes,
 			MountOptions:                  s.mountOptions,

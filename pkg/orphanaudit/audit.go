@@ -3,9 +3,11 @@ package orphanaudit
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/klog/v2"
 
@@ -55,8 +57,11 @@ func (c *Controller) sync(ctx context.Context, _ string) (reconcile.Result, erro
 		orphaned++
 		if !c.reported[handle] {
 			c.reported[handle] = true
-			logger.Info("Orphaned volume: the driver lists it, and no PersistentVolume or claim has accounted for it; it is not deleted",
-				"handle", handle, "capacityBytes", v.GetCapacityBytes(), "unaccountedFor", now.Sub(since).Round(time.Second))
+			keysAndValues := []any{"handle", handle, "capacityBytes", v.GetCapacityBytes(), "unaccountedFor", now.Sub(since).Round(time.Second)}
+			if claim := c.namedAfter(handle); claim != nil {
+				keysAndValues = append(keysAndValues, "namedForPVC", klog.KObj(claim))
+			}
+			logger.Info("Orphaned volume: the driver lists it, and no PersistentVolume or claim has accounted for it; it is not deleted", keysAndValues...)
 		}
 	}
 	for handle := range c.unaccounted {
@@ -115,4 +120,26 @@ func (c *Controller) accounted() (map[string]bool, error) {
 		}
 	}
 	return handles, nil
+}
+
+// namedAfter returns the unbound claim whose volume name the handle holds,
+// nil when none does: many drivers make the handle from the name, and
+// then the report says whose the volume is.
+func (c *Controller) namedAfter(handle string) *v1.PersistentVolumeClaim {
+	if c.opts.DriverVolumeName == nil {
+		return nil
+	}
+	claims, err := c.opts.ClaimLister.List(labels.Everything())
+	if err != nil {
+		return nil
+	}
+	for _, claim := range claims {
+		if claim.Status.Phase == v1.ClaimBound {
+			continue
+		}
+		if name, err := c.opts.DriverVolumeName(claim); err == nil && name != "" && strings.Contains(handle, name) {
+			return claim
+		}
+	}
+	return nil
 }

@@ -31,6 +31,10 @@ type Options struct {
 	// VolumeHandle returns the driver's handle of a PV, "" for a PV of
 	// another driver (an in-tree PV of a migrated plugin has one too).
 	VolumeHandle func(*v1.PersistentVolume) string
+	// DriverVolumeName, if set, names a claim's volume as CreateVolume
+	// names it for the driver; a report of a volume whose handle holds the
+	// name of an unbound claim's volume names the claim.
+	DriverVolumeName func(*v1.PersistentVolumeClaim) (string, error)
 	// AbandonedVolumeAnnotation is the claim annotation that records the
 	// handle of a volume being deleted for a claim deleted during
 	// provisioning.

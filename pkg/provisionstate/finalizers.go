@@ -15,13 +15,6 @@ const (
 // either direction releases what the other put on.
 const SnapshotSourceProtectionFinalizer = "provisioner.storage.kubernetes.io/volumesnapshot-as-source-protection"
 
-// AnnRestoredSnapshotHandle records on a claim restored from a snapshot,
-// with provisioning protection, the snapshot handle its CreateVolume reads:
-// if the claim is deleted mid-call and the snapshot is deleted too (nothing
-// keeps a snapshot of another namespace, say, from the snapshot controller),
-// the call can still be replayed to find and delete its volume.
-const AnnRestoredSnapshotHandle = "provisioner.storage.kubernetes.io/restored-snapshot-handle"
-
 // AnnProvisioningNode records on a claim, with the provisioning-protection
 // finalizer, the node whose sidecar calls CreateVolume for it when
 // sidecars run one per node (--node-deployment). Only that node's driver

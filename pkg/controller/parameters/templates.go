@@ -16,7 +16,6 @@ const (
 	tokenPVCName          = "pvc.name"
 	tokenPVCNamespace     = "pvc.namespace"
 	annotationTokenPrefix = "pvc.annotations['"
-	annotationTokenSuffix = "']"
 )
 
 // TemplateInput is what secret templates are resolved against. PVC is nil
@@ -128,13 +127,7 @@ func lookupToken(tok string, in TemplateInput, inName bool) (string, bool) {
 }
 
 // annotationKey returns <key> from the token pvc.annotations['<key>'].
-func annotationKey(tok string) (string, bool) {
-	if len(tok) < len(annotationTokenPrefix)+len(annotationTokenSuffix) ||
-		!strings.HasPrefix(tok, annotationTokenPrefix) || !strings.HasSuffix(tok, annotationTokenSuffix) {
-		return "", false
-	}
-	return tok[len(annotationTokenPrefix) : len(tok)-len(annotationTokenSuffix)], true
-}
+func annotationKey(tok string) (string, bool) { return quotedKey(tok, annotationTokenPrefix) }
 
 // invalidResult words an invalid secret namespace or name (what: "namespace
 // name" or "secret name") as upstream does.
