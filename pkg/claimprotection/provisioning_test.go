@@ -56,9 +56,15 @@ func TestProvisioningProtectionGoesOnceTheClaimIsBound(t *testing.T) {
 	eventually(t, "finalizers removed = 1", func() bool { return e.metric(t, "finalizers_removed_total") == 1 })
 }
 
-func TestARestoresRecordedHandleGoesWithTheFinalizer(t *testing.T) {
+// What a claim's CreateVolume was made with is recorded only while the
+// call may be replayed: the snapshot handle of a restore, the name
+// template, the claim metadata its parameters read.
+func TestTheRequestsRecordsGoWithTheFinalizer(t *testing.T) {
 	claim := heldClaim()
-	claim.Annotations = map[string]string{provisionstate.AnnRestoredSnapshotHandle: "snap-handle", "keep": "me"}
+	claim.Annotations = map[string]string{"keep": "me"}
+	for _, key := range provisionstate.RequestRecords {
+		claim.Annotations[key] = "recorded"
+	}
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{claim}, volumes: []*v1.PersistentVolume{pvOf(claim)}})
 	e.run(t)
 	e.update(t, "db", func(c *v1.PersistentVolumeClaim) {
@@ -66,8 +72,14 @@ func TestARestoresRecordedHandleGoesWithTheFinalizer(t *testing.T) {
 		c.Status.Phase = v1.ClaimBound
 	})
 	eventually(t, "the finalizer to go", released(t, e))
-	if got := e.claim(t, "db").Annotations; got[provisionstate.AnnRestoredSnapshotHandle] != "" || got["keep"] != "me" {
-		t.Fatalf("annotations = %v; want the handle gone with the finalizer, others kept", got)
+	got := e.claim(t, "db").Annotations
+	for _, key := range provisionstate.RequestRecords {
+		if _, ok := got[key]; ok {
+			t.Errorf("annotation %s stayed after the finalizer went", key)
+		}
+	}
+	if got["keep"] != "me" {
+		t.Errorf("annotations = %v; others must stay", got)
 	}
 }
 

@@ -104,9 +104,9 @@ type Options struct {
 	// (--claim-labels-to-volume).
 	ClaimLabelsToVolume LabelKeys
 	ExtraCreateMetadata bool
-	StrictTopology       bool
-	ImmediateTopology    bool
-	DefaultFSType        string
+	StrictTopology      bool
+	ImmediateTopology   bool
+	DefaultFSType       string
 	// ControllerPublishReadOnly marks PVs of ReadOnlyMany claims read-only.
 	ControllerPublishReadOnly bool
 	// PreventVolumeModeConversion refuses to restore a snapshot of a block

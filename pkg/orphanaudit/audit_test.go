@@ -229,3 +229,39 @@ func TestListFailureIsRetriedAndCounted(t *testing.T) {
 		t.Errorf("audits_total{result=error} = %v", v)
 	}
 }
+
+// Many drivers make a volume's handle from its name: the report then says
+// whose the volume is, so that an operator knows whom to ask.
+func TestAReportNamesTheUnboundClaimWhoseVolumeNameTheHandleHolds(t *testing.T) {
+	e := newEnv(t, "backend/apps-db-0b6d5fa4", "backend/apps-web-1c2d3e4f", "backend/someone-elses")
+	e.ctrl.opts.DriverVolumeName = func(claim *v1.PersistentVolumeClaim) (string, error) {
+		return claim.Namespace + "-" + claim.Name + "-" + string(claim.UID)[:8], nil
+	}
+	for _, claim := range []*v1.PersistentVolumeClaim{
+		{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "db", UID: "0b6d5fa4-54c3"}},
+		{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "web", UID: "1c2d3e4f-0000"}, Status: v1.PersistentVolumeClaimStatus{Phase: v1.ClaimBound}},
+	} {
+		if err := e.claims.Add(claim); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.audit(t)
+	e.clock.Step(grace)
+	e.audit(t)
+	lines := map[string]string{}
+	for line := range strings.SplitSeq(e.logs.String(), "\n") {
+		for _, h := range e.driver.handles {
+			if strings.Contains(line, "Orphaned volume") && strings.Contains(line, `handle="`+h+`"`) {
+				lines[h] = line
+			}
+		}
+	}
+	if got := lines["backend/apps-db-0b6d5fa4"]; !strings.Contains(got, `namedForPVC="apps/db"`) {
+		t.Errorf("report %q does not name claim apps/db", got)
+	}
+	for _, h := range []string{"backend/apps-web-1c2d3e4f", "backend/someone-elses"} {
+		if got := lines[h]; got == "" || strings.Contains(got, "namedForPVC") {
+			t.Errorf("report %q: a bound claim's name or no name is not whose the volume is", got)
+		}
+	}
+}

@@ -60,21 +60,29 @@ func ParseClaimMetadata(record string) (ClaimMetadata, error) {
 // a lone '$' or a ${…} of another name, stays as written: a value that
 // holds a '$' for the driver is passed on unchanged. The class decides
 // which keys a claim feeds; a claim adds no parameter of its own.
-// Errors are *ParamError naming every key the claim lacks.
+// Errors are *ParamError; a missing label or annotation is named with the
+// parameter that reads it, all of them in one error.
 func RenderClaimTokens(params map[string]string, in ClaimInput) (map[string]string, *ClaimMetadata, error) {
 	out := make(map[string]string, len(params))
 	var read *ClaimMetadata
 	var missing []string
+	firstMissing := ""
 	for _, key := range slices.Sorted(maps.Keys(params)) {
+		before := len(missing)
 		rendered, err := renderValue(params[key], in, &read, &missing)
 		if err != nil {
 			return nil, nil, paramError(ErrClaimTemplate, key, "parameter %q: %v", key, err)
 		}
-		if len(missing) > 0 {
-			return nil, nil, paramError(ErrClaimTemplate, key,
-				"parameter %q: the claim has no %s", key, strings.Join(missing, ", "))
+		for i := before; i < len(missing); i++ {
+			missing[i] += fmt.Sprintf(" (parameter %q)", key)
+		}
+		if firstMissing == "" && len(missing) > before {
+			firstMissing = key
 		}
 		out[key] = rendered
+	}
+	if len(missing) > 0 {
+		return nil, nil, paramError(ErrClaimTemplate, firstMissing, "the claim has no %s", strings.Join(missing, ", "))
 	}
 	return out, read, nil
 }
