@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 
 	"github.com/csi-protect/external-provisioner/pkg/controller/parameters"
 	"github.com/csi-protect/external-provisioner/pkg/finalizer"
@@ -225,5 +226,41 @@ func TestDriverVolumeNameIsWhatProvisioningAsksFor(t *testing.T) {
 	}
 	if got, err := e.prov.PVName(claim); err != nil || got != "pvc-"+testClaimUID {
 		t.Fatalf("PVName = %q, %v", got, err)
+	}
+}
+
+// A sidecar of node deployment names volumes as a central one: the
+// finalizer, the node and the name template go in one write, and the
+// replay on that node asks for the recorded name.
+func TestNodeDeploymentRecordsTheNameTemplateWithTheNode(t *testing.T) {
+	claim := claimOn(ownNode)
+	class := classWith(storagev1.VolumeBindingWaitForFirstConsumer)
+	e := newNodeEnv(t, envObjects{claims: []*v1.PersistentVolumeClaim{claim}, classes: []*storagev1.StorageClass{class}},
+		protectionOn, withNameTemplate(readableTemplate))
+	if _, _, err := e.provision(t, claim, class, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.csi.lastCreate(t).Name; got != readableName {
+		t.Errorf("CreateVolume name %q, want %q", got, readableName)
+	}
+	updates := e.claimUpdates()
+	if len(updates) != 1 {
+		t.Fatalf("%d claim writes, want one", len(updates))
+	}
+	if a := updates[0].Annotations; a[provisionstate.AnnProvisioningNode] != ownNode || a[provisionstate.AnnVolumeNameTemplate] != recordOf(t, readableTemplate) {
+		t.Errorf("annotations %v: node and name template go with the finalizer", a)
+	}
+
+	deleted := deletedClaim()
+	deleted.Annotations = map[string]string{
+		provisionstate.AnnProvisioningNode:   ownNode,
+		provisionstate.AnnVolumeNameTemplate: recordOf(t, readableTemplate),
+	}
+	r := newNodeEnv(t, envObjects{claims: []*v1.PersistentVolumeClaim{deleted}, classes: []*storagev1.StorageClass{newClass(nil)}}, protectionOn)
+	if done, err := r.prov.ReplayAndDelete(context.Background(), deleted); !done || err != nil {
+		t.Fatalf("done %v, err %v", done, err)
+	}
+	if got := r.csi.lastCreate(t).Name; got != readableName {
+		t.Errorf("replayed CreateVolume name %q, want %q", got, readableName)
 	}
 }
