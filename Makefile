@@ -44,7 +44,7 @@ test:
 # Not part of `make test`: each run explores new inputs for FUZZTIME per
 # target (default 30s, e.g. FUZZTIME=5m), while `make test` replays the
 # committed ones in testdata/fuzz/. FUZZ_RUN picks targets by name.
-## fuzz: every Go fuzz target (StorageClass parameters and secret templates, topology, flags and feature gates, local-volume specs, device paths and tool output) for FUZZTIME each
+## fuzz: every Go fuzz target (StorageClass parameters, secret templates and claim tokens, volume name templates, topology, flags and feature gates, local-volume specs, device paths and tool output) for FUZZTIME each
 fuzz:
 	FUZZTIME=$(FUZZTIME) FUZZ_RUN=$(FUZZ_RUN) hack/fuzz.sh
 
