@@ -15,6 +15,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -86,15 +87,22 @@ func TestChaosNoLeakNoStuckClaim(t *testing.T) {
 
 // The same schedule for restores from a VolumeSnapshot, with the real
 // snapshot-controller and csi-snapshotter, under upstream v6.3's RBAC (which
-// lets the sidecar protect the snapshot): no volume leaks, no claim sticks,
-// none is made twice, and once every restore is settled the snapshot and
-// its source can be deleted (nothing keeps holding them).
+// lets the sidecar protect the snapshot), and with the driver's volumes
+// named after their claims (--volume-name-template) and a class parameter
+// rendered from each claim (--claim-parameter-templates): no volume leaks,
+// no claim sticks, none is made twice under its readable name, and once
+// every restore is settled the snapshot and its source can be deleted
+// (nothing keeps holding them). A retry or the replay of a claim deleted
+// during a killed CreateVolume must ask for the name and parameters of the
+// first attempt, which the claim records with its finalizer; one that asked
+// for others would leave the first volume behind or be refused by the
+// driver, and the claim would stick.
 func TestChaosRestoresNoLeakNoStuckClaim(t *testing.T) {
 	seed := chaosSeed(t)
 	plan := planChaos(seed, chaosRounds, chaosClaimsPerRound, chaosCreateDelay)
-	res := runChaos(t, plan, chaosMode{protection: true, restore: true})
-	t.Logf("restores, gate on: %d claims, %d leaked, %d stuck, %d created twice (seed %d)", res.claims, len(res.leaked), len(res.stuck), len(res.twice), seed)
-	t.Logf("restores, gate on: the kills caught %s; %d abandoned volume(s) deleted", res.coverage(), res.abandoned)
+	res := runChaos(t, plan, chaosMode{protection: true, restore: true, readableNames: true, claimParameters: true})
+	t.Logf("restores, readable names, gate on: %d claims, %d leaked, %d stuck, %d created twice (seed %d)", res.claims, len(res.leaked), len(res.stuck), len(res.twice), seed)
+	t.Logf("restores, readable names, gate on: the kills caught %s; %d abandoned volume(s) deleted", res.coverage(), res.abandoned)
 	res.requireNoLeak(t)
 	res.requireSettled(t)
 	if res.abandoned == 0 {
@@ -108,6 +116,21 @@ type chaosMode struct {
 	// restore makes every claim a restore of one snapshot, taken of a
 	// claim made before the rounds and deleted with it after them.
 	restore bool
+	// readableNames runs the sidecar with flagReadableNames: the driver
+	// names each volume after its claim (readableVolumeName), not
+	// pvc-<UID>, and the run accounts for the volumes by those names.
+	readableNames bool
+	// claimParameters runs the sidecar with flagClaimParameters and gives
+	// the class a parameter rendered from each claim's namespace and name.
+	claimParameters bool
+}
+
+// volumeName is the name the driver gets for a claim's volume in the mode.
+func (m chaosMode) volumeName(pvc *corev1.PersistentVolumeClaim) string {
+	if m.readableNames {
+		return readableVolumeName(pvc)
+	}
+	return "pvc-" + string(pvc.UID)
 }
 
 // chaosSeed returns the seed from chaosSeedEnv, or a new one, and logs it.
@@ -127,7 +150,8 @@ func chaosSeed(t *testing.T) uint64 {
 
 // chaosClaim is a trial as it ran.
 type chaosClaim struct {
-	trial  chaosTrial
+	trial chaosTrial
+	// volume is the name the driver gets for the claim's volume.
 	volume string
 	// deletedAt and deleteErr are written by whoever deletes the claim and
 	// read once the round's deletions are done.
@@ -155,6 +179,10 @@ type chaosRun struct {
 	undoRounds, undoHits int
 	// mutate makes each claim of a round what the mode asks for.
 	mutate []func(*corev1.PersistentVolumeClaim)
+	// mode is what the run runs with.
+	mode chaosMode
+	// sourceVolume is the driver's name of the restores' source volume.
+	sourceVolume string
 }
 
 const (
@@ -170,6 +198,16 @@ func runChaos(t *testing.T, plan []chaosRound, mode chaosMode) chaosResult {
 	}
 	if !mode.protection {
 		args = append(args, "--feature-gates=ProvisioningProtection=false")
+	}
+	var classOpts []func(*storagev1.StorageClass)
+	if mode.readableNames {
+		args = append(args, flagReadableNames)
+		// The driver's log is read by volume name throughout the run.
+		recognizeReadableVolumeNames(t)
+	}
+	if mode.claimParameters {
+		args = append(args, flagClaimParameters)
+		classOpts = append(classOpts, withParameters(map[string]string{"claim": "${pvc.namespace}/${pvc.name}"}))
 	}
 	rbac := upstreamRBACv510
 	if mode.restore {
@@ -188,10 +226,11 @@ func runChaos(t *testing.T, plan []chaosRound, mode chaosMode) chaosResult {
 		// under what a vendor who swaps the image already has.
 		Sidecar: framework.SidecarOptions{ExtraArgs: args, RBACManifest: rbac},
 	})
-	createStorageClass(ctx, t, s, "mock")
-	run := &chaosRun{t: t, ctx: ctx, s: s}
+	createStorageClass(ctx, t, s, "mock", classOpts...)
+	run := &chaosRun{t: t, ctx: ctx, s: s, mode: mode}
 	if mode.restore {
-		createClaim(ctx, t, s, chaosNamespace, chaosRestoreSource, "mock")
+		source := createClaim(ctx, t, s, chaosNamespace, chaosRestoreSource, "mock")
+		run.sourceVolume = mode.volumeName(source)
 		waitForClaimBound(ctx, t, s, chaosNamespace, chaosRestoreSource)
 		if err := s.CreateSnapshot(ctx, chaosNamespace, chaosRestoreSnapshot, chaosRestoreSource); err != nil {
 			t.Fatal(err)
@@ -228,7 +267,7 @@ func (c *chaosRun) round(r int, round chaosRound) bool {
 	for _, trial := range round.trials {
 		sleepUntil(start.Add(trial.createAt))
 		pvc := createClaim(c.ctx, t, c.s, chaosNamespace, trial.name, "mock", c.mutate...)
-		cl := &chaosClaim{trial: trial, volume: "pvc-" + string(pvc.UID), kill: round.kill}
+		cl := &chaosClaim{trial: trial, volume: c.mode.volumeName(pvc), kill: round.kill}
 		claims = append(claims, cl)
 		c.claims = append(c.claims, cl)
 		if trial.deleteAt == deleteSoonAfterCreate {
@@ -524,6 +563,10 @@ type chaosResult struct {
 	stuck []string
 	// twice are names the backend made more than one volume under.
 	twice []string
+	// misnamed are names the backend made a volume under that are no
+	// claim's of the run: a claim's volume made under another name than
+	// the one its first attempt asked for, which twice cannot see.
+	misnamed []string
 	// pvsLeft are PVs still there; pvsWithoutVolume name a handle the
 	// driver does not have.
 	pvsLeft          []string
@@ -578,6 +621,12 @@ func (c *chaosRun) account() chaosResult {
 			res.twice = append(res.twice, fmt.Sprintf("%s: %d volumes (%s)", cl.volume, n, describe(cl.volume)))
 		}
 	}
+	for name := range acct.ids {
+		if _, ok := byVolume[name]; !ok && name != c.sourceVolume {
+			res.misnamed = append(res.misnamed, fmt.Sprintf("%s: %d volume(s)", name, acct.made(name)))
+		}
+	}
+	slices.Sort(res.misnamed)
 	events, err := c.s.Client().CoreV1().Events(chaosNamespace).List(c.ctx, metav1.ListOptions{})
 	if err != nil {
 		t.Fatalf("list events: %v", err)
@@ -609,7 +658,7 @@ func (res chaosResult) requireNoLeak(t *testing.T) {
 }
 
 // requireSettled fails the test for a deleted claim or a PV still there,
-// and for a claim whose volume was made twice.
+// and for a claim whose volume was made twice or under another name.
 func (res chaosResult) requireSettled(t *testing.T) {
 	t.Helper()
 	for _, s := range res.stuck {
@@ -617,6 +666,9 @@ func (res chaosResult) requireSettled(t *testing.T) {
 	}
 	for _, s := range res.twice {
 		t.Errorf("volume made twice: %s", s)
+	}
+	for _, s := range res.misnamed {
+		t.Errorf("volume made under a name no claim of the run has: %s", s)
 	}
 	for _, s := range res.pvsLeft {
 		t.Errorf("PV left: %s", s)
