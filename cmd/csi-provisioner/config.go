@@ -297,7 +297,9 @@ func (c *config) validateVolumeName() []error {
 // label can have, is a mistake no claim should find.
 func (c *config) validateClaimMetadata() []error {
 	var errs []error
-	if c.volumeNameTemplate != "" {
+	if c.volumeNameTemplate != "" && c.volumeNameMaxLength < volumename.MinMaxLength {
+		errs = append(errs, fmt.Errorf("--volume-name-max-length must be at least %d, got %d", volumename.MinMaxLength, c.volumeNameMaxLength))
+	} else if c.volumeNameTemplate != "" {
 		if _, err := volumename.New(volumename.Options{
 			Prefix: c.volumeNamePrefix, UUIDLength: c.volumeNameUUIDLength,
 			Template: c.volumeNameTemplate, MaxLength: c.volumeNameMaxLength,

@@ -106,10 +106,12 @@ func (s *Spec) Record() string {
 // edit it too, so it must not name anything but this claim's volume.
 func ParseRecord(record string) (*Spec, error) {
 	var s Spec
-	dec := json.NewDecoder(strings.NewReader(record))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&s); err != nil {
+	if err := json.Unmarshal([]byte(record), &s); err != nil {
 		return nil, fmt.Errorf("recorded volume name spec %q: %w", record, err)
+	}
+	if s.Record() != record {
+		// Only what Record writes: no other field, spelling or text after.
+		return nil, fmt.Errorf("recorded volume name spec %q is not in the form the sidecar writes, %q", record, s.Record())
 	}
 	if s.Prefix == "" {
 		return nil, fmt.Errorf("recorded volume name spec %q has no prefix", record)

@@ -44,10 +44,12 @@ func (m ClaimMetadata) Record() string {
 // ParseClaimMetadata reads a record written by Record.
 func ParseClaimMetadata(record string) (ClaimMetadata, error) {
 	var m ClaimMetadata
-	dec := json.NewDecoder(strings.NewReader(record))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&m); err != nil {
+	if err := json.Unmarshal([]byte(record), &m); err != nil {
 		return ClaimMetadata{}, fmt.Errorf("recorded claim metadata %q: %w", record, err)
+	}
+	if m.Record() != record {
+		// Only what Record writes: no other field, spelling or text after.
+		return ClaimMetadata{}, fmt.Errorf("recorded claim metadata %q is not in the form the sidecar writes, %q", record, m.Record())
 	}
 	return m, nil
 }
@@ -66,7 +68,7 @@ func RenderClaimTokens(params map[string]string, in ClaimInput) (map[string]stri
 	out := make(map[string]string, len(params))
 	var read *ClaimMetadata
 	var missing []string
-	firstMissing := ""
+	var firstMissing *string
 	for _, key := range slices.Sorted(maps.Keys(params)) {
 		before := len(missing)
 		rendered, err := renderValue(params[key], in, &read, &missing)
@@ -76,13 +78,13 @@ func RenderClaimTokens(params map[string]string, in ClaimInput) (map[string]stri
 		for i := before; i < len(missing); i++ {
 			missing[i] += fmt.Sprintf(" (parameter %q)", key)
 		}
-		if firstMissing == "" && len(missing) > before {
-			firstMissing = key
+		if firstMissing == nil && len(missing) > before {
+			firstMissing = &key
 		}
 		out[key] = rendered
 	}
 	if len(missing) > 0 {
-		return nil, nil, paramError(ErrClaimTemplate, firstMissing, "the claim has no %s", strings.Join(missing, ", "))
+		return nil, nil, paramError(ErrClaimTemplate, *firstMissing, "the claim has no %s", strings.Join(missing, ", "))
 	}
 	return out, read, nil
 }
@@ -143,7 +145,7 @@ func lookupClaimToken(token string, in ClaimInput, read *ClaimMetadata, missing 
 	if key, ok := quotedKey(token, annotationTokenPrefix); ok {
 		return lookupKey("annotation", key, in.Metadata.Annotations, &read.Annotations, missing), nil
 	}
-	return "", fmt.Errorf("unknown token ${%s}: use ${pv.name}, ${pvc.name}, ${pvc.namespace}, ${pvc.labels['<key>']} or ${pvc.annotations['<key>']}", token)
+	return "", fmt.Errorf("unknown token %q: use ${pv.name}, ${pvc.name}, ${pvc.namespace}, ${pvc.labels['<key>']} or ${pvc.annotations['<key>']}", "${"+token+"}")
 }
 
 // lookupKey reads key from from, and notes it in read, or as missing.
