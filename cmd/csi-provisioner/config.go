@@ -68,8 +68,8 @@ type config struct {
 	retryIntervalStart        time.Duration
 	retryIntervalMax          time.Duration
 
-	volumeNamePrefix          string
-	volumeNameUUIDLength      int
+	volumeNamePrefix     string
+	volumeNameUUIDLength int
 	// volumeNameTemplate, if set, names volumes for the driver, up to
 	// volumeNameMaxLength characters (pkg/volumename).
 	volumeNameTemplate  string
@@ -77,8 +77,8 @@ type config struct {
 	// claimParameterTemplates renders claim tokens in driver parameters;
 	// claimLabelsToVolume lists the claim label keys (and prefixes) a new
 	// PV gets.
-	claimParameterTemplates bool
-	claimLabelsToVolume     []string
+	claimParameterTemplates   bool
+	claimLabelsToVolume       []string
 	extraCreateMetadata       bool
 	strictTopology            bool
 	immediateTopology         bool
