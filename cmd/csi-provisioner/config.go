@@ -40,6 +40,10 @@ type config struct {
 	// kube.Burst (see protectionLimits).
 	kubeAPIProtectionQPS   float32
 	kubeAPIProtectionBurst int
+	// kubeAPIEventsQPS and kubeAPIEventsBurst limit the client that sends
+	// events (0: twice the main client's).
+	kubeAPIEventsQPS   float32
+	kubeAPIEventsBurst int
 
 	leaderElection          bool
 	leaderElectionNamespace string
@@ -182,6 +186,12 @@ func (c *config) validate() []error {
 	}
 	if c.kubeAPIProtectionBurst < 0 {
 		add("--kube-api-protection-burst must not be negative, got %d", c.kubeAPIProtectionBurst)
+	}
+	if c.kubeAPIEventsQPS < 0 {
+		add("--kube-api-events-qps must not be negative, got %g", c.kubeAPIEventsQPS)
+	}
+	if c.kubeAPIEventsBurst < 0 {
+		add("--kube-api-events-burst must not be negative, got %d", c.kubeAPIEventsBurst)
 	}
 	if c.orphanAuditInterval < 0 {
 		add("--orphan-audit-interval must not be negative, got %s", c.orphanAuditInterval)
@@ -393,13 +403,25 @@ func (c *config) validateNodeDeployment() []error {
 // protection writes (the finalizer before CreateVolume and its removal once
 // the claim is Bound) for the one PV creation on the main client, so the
 // protection writes keep pace with provisioning at any main limit.
-func (c *config) protectionLimits() (float32, int) {
-	qps, burst := c.kubeAPIProtectionQPS, c.kubeAPIProtectionBurst
+func (c *config) protectionLimits() clientLimits {
+	return c.twiceMainUnlessSet(c.kubeAPIProtectionQPS, c.kubeAPIProtectionBurst)
+}
+
+// eventLimits are the QPS and burst of the events client. By default they
+// are twice the main client's: a provisioned volume gets a few events
+// (Provisioning, ProvisioningSucceeded, and more on a retry) for its one PV
+// creation, and events that wait behind PV writes arrive too late to tell
+// anyone anything, or are dropped from a full queue.
+func (c *config) eventLimits() clientLimits {
+	return c.twiceMainUnlessSet(c.kubeAPIEventsQPS, c.kubeAPIEventsBurst)
+}
+
+func (c *config) twiceMainUnlessSet(qps float32, burst int) clientLimits {
 	if qps == 0 {
 		qps = 2 * c.kube.QPS
 	}
 	if burst == 0 {
 		burst = 2 * c.kube.Burst
 	}
-	return qps, burst
+	return clientLimits{QPS: qps, Burst: burst}
 }

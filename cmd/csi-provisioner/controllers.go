@@ -90,7 +90,7 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 		return nil, err
 	}
 	provisioning := newProvisionController(logger, provisionControllerOptions{
-		Config: cfg, Client: clients.core, Driver: drv, Provisioner: provisioner, Capacity: capacityTracking,
+		Config: cfg, Client: clients.core, EventsClient: clients.events, Driver: drv, Provisioner: provisioner, Capacity: capacityTracking,
 		Claims: claims, Volumes: volumes, Classes: classes, Nodes: topology.nodes, Metrics: metrics.lib,
 	})
 	claimProtection, err := newClaimProtection(claimProtectionOptions{

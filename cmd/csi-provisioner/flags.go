@@ -110,6 +110,8 @@ func newFlagSet(cfg *config) (*flag.FlagSet, []string) {
 	fs.IntVar(&cfg.kube.Burst, "kube-api-burst", defaultKubeAPIBurst, "Burst to use while communicating with the kubernetes apiserver. Defaults to 10.")
 	fs.Var((*cmdutil.Float32Value)(&cfg.kubeAPIProtectionQPS), "kube-api-protection-qps", "QPS of the client of protection (the provisioning-, cloning- and restore-protection finalizers, PV and PVC protection), a budget of its own so that protection never slows provisioning. 0 (the default) means twice --kube-api-qps.")
 	fs.IntVar(&cfg.kubeAPIProtectionBurst, "kube-api-protection-burst", 0, "Burst of the client of protection. 0 (the default) means twice --kube-api-burst.")
+	fs.Var((*cmdutil.Float32Value)(&cfg.kubeAPIEventsQPS), "kube-api-events-qps", "QPS of the client that sends events, a budget of its own so that events never wait behind PV and claim writes. 0 (the default) means twice --kube-api-qps.")
+	fs.IntVar(&cfg.kubeAPIEventsBurst, "kube-api-events-burst", 0, "Burst of the client that sends events. 0 (the default) means twice --kube-api-burst.")
 
 	cfg.kubeAPICapacityQPS = defaultKubeAPICapacityQPS
 	fs.Var((*cmdutil.Float32Value)(&cfg.kubeAPICapacityQPS), "kube-api-capacity-qps", "QPS to use for storage capacity updates while communicating with the kubernetes apiserver. Defaults to 1.0.")

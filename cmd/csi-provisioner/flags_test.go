@@ -89,6 +89,8 @@ var ownDefaults = map[string]string{
 	"protection-scope":             "driver",
 	"kube-api-protection-qps":      "0",
 	"kube-api-protection-burst":    "0",
+	"kube-api-events-qps":          "0",
+	"kube-api-events-burst":        "0",
 	"orphan-audit-interval":        "0s",
 	"orphan-audit-grace-period":    "10m0s",
 	"volume-retention":             "0s",
@@ -452,24 +454,28 @@ func TestHelp(t *testing.T) {
 	}
 }
 
-func TestProtectionClientLimits(t *testing.T) {
+func TestProtectionAndEventsClientLimits(t *testing.T) {
 	for _, tc := range []struct {
 		args      []string
-		qps       float32
-		burst     int
+		limits    func(*config) clientLimits
+		want      clientLimits
 		rationale string
 	}{
-		{nil, 10, 20, "twice upstream's default 5 QPS and 10 burst"},
-		{[]string{"--kube-api-qps=200", "--kube-api-burst=400"}, 400, 800, "twice a tuned main client"},
-		{[]string{"--kube-api-protection-qps=3", "--kube-api-protection-burst=4"}, 3, 4, "set explicitly"},
-		{[]string{"--kube-api-qps=50", "--kube-api-protection-burst=7"}, 100, 7, "one set, the other derived"},
+		{nil, (*config).protectionLimits, clientLimits{10, 20}, "twice upstream's default 5 QPS and 10 burst"},
+		{[]string{"--kube-api-qps=200", "--kube-api-burst=400"}, (*config).protectionLimits, clientLimits{400, 800}, "twice a tuned main client"},
+		{[]string{"--kube-api-protection-qps=3", "--kube-api-protection-burst=4"}, (*config).protectionLimits, clientLimits{3, 4}, "set explicitly"},
+		{[]string{"--kube-api-qps=50", "--kube-api-protection-burst=7"}, (*config).protectionLimits, clientLimits{100, 7}, "one set, the other derived"},
+		{nil, (*config).eventLimits, clientLimits{10, 20}, "twice upstream's default 5 QPS and 10 burst"},
+		{[]string{"--kube-api-qps=200", "--kube-api-burst=400"}, (*config).eventLimits, clientLimits{400, 800}, "twice a tuned main client"},
+		{[]string{"--kube-api-events-qps=3", "--kube-api-events-burst=4"}, (*config).eventLimits, clientLimits{3, 4}, "set explicitly"},
+		{[]string{"--kube-api-events-qps=3", "--kube-api-events-burst=4"}, (*config).protectionLimits, clientLimits{10, 20}, "the other client's flags"},
 	} {
 		cfg, err := parseFlags(tc.args)
 		if err != nil {
 			t.Fatalf("%v: %v", tc.args, err)
 		}
-		if qps, burst := cfg.protectionLimits(); qps != tc.qps || burst != tc.burst {
-			t.Errorf("%v: protection client %g QPS, %d burst; want %g, %d (%s)", tc.args, qps, burst, tc.qps, tc.burst, tc.rationale)
+		if got := tc.limits(cfg); got != tc.want {
+			t.Errorf("%v: client %+v; want %+v (%s)", tc.args, got, tc.want, tc.rationale)
 		}
 	}
 }

@@ -38,6 +38,11 @@ type kubeClients struct {
 	// not make, and sharing the core client's budget would slow every PV
 	// creation behind them.
 	protection kubernetes.Interface
+	// events sends the events of the sidecar and of the provisioning
+	// library (--kube-api-events-qps/burst): on the core client they wait
+	// behind PV and claim writes, and under churn are dropped from the
+	// recorders' full queues or arrive minutes late.
+	events kubernetes.Interface
 	// local reads and writes LocalVolumes and LocalVolumeSets (JSON: custom
 	// resources have no protobuf); it shares the core client's rate limit
 	// settings.
@@ -49,9 +54,16 @@ type kubeClients struct {
 	dynamic   dynamic.Interface
 }
 
+// clientLimits are a client's QPS and burst.
+type clientLimits struct {
+	QPS   float32
+	Burst int
+}
+
 // newKubeClients builds the clients from rc (the core client's limits) and
-// the protection client's limits. Each client has a rate limiter of its own.
-func newKubeClients(rc *rest.Config, protectionQPS float32, protectionBurst int) (*kubeClients, error) {
+// the protection and events clients' limits. Each client has a rate limiter
+// of its own.
+func newKubeClients(rc *rest.Config, protectionLimits, eventLimits clientLimits) (*kubeClients, error) {
 	coreConfig := rest.CopyConfig(rc)
 	coreConfig.ContentType = runtime.ContentTypeProtobuf
 	core, err := kubernetes.NewForConfig(coreConfig)
@@ -63,10 +75,16 @@ func newKubeClients(rc *rest.Config, protectionQPS float32, protectionBurst int)
 		return nil, fmt.Errorf("creating leader election client: %w", err)
 	}
 	protectionConfig := rest.CopyConfig(coreConfig)
-	protectionConfig.QPS, protectionConfig.Burst = protectionQPS, protectionBurst
+	protectionConfig.QPS, protectionConfig.Burst = protectionLimits.QPS, protectionLimits.Burst
 	protection, err := kubernetes.NewForConfig(protectionConfig)
 	if err != nil {
 		return nil, fmt.Errorf("creating protection client: %w", err)
+	}
+	eventsConfig := rest.CopyConfig(coreConfig)
+	eventsConfig.QPS, eventsConfig.Burst = eventLimits.QPS, eventLimits.Burst
+	events, err := kubernetes.NewForConfig(eventsConfig)
+	if err != nil {
+		return nil, fmt.Errorf("creating events client: %w", err)
 	}
 	local, err := versioned.NewForConfig(rc)
 	if err != nil {
@@ -80,5 +98,5 @@ func newKubeClients(rc *rest.Config, protectionQPS float32, protectionBurst int)
 	if err != nil {
 		return nil, fmt.Errorf("creating ReferenceGrant client: %w", err)
 	}
-	return &kubeClients{restConfig: rc, core: core, election: election, protection: protection, local: local, snapshots: snapshots, dynamic: dyn}, nil
+	return &kubeClients{restConfig: rc, core: core, election: election, protection: protection, events: events, local: local, snapshots: snapshots, dynamic: dyn}, nil
 }

@@ -70,7 +70,7 @@ func TestKubeClientsUseProtobuf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := newKubeClients(rc, 10, 20); err != nil {
+	if _, err := newKubeClients(rc, clientLimits{QPS: 10, Burst: 20}, clientLimits{QPS: 10, Burst: 20}); err != nil {
 		t.Fatal(err)
 	}
 	if rc.ContentType == runtime.ContentTypeProtobuf {

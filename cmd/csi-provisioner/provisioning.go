@@ -197,10 +197,12 @@ func newProvisioner(logger klog.Logger, o provisionerOptions) (*controller.Provi
 
 // provisionControllerOptions are what newProvisionController reads.
 type provisionControllerOptions struct {
-	Config      *config
-	Client      kubernetes.Interface
-	Driver      *csiDriver
-	Provisioner *controller.Provisioner
+	Config *config
+	Client kubernetes.Interface
+	// EventsClient sends the library's events (kubeClients.events).
+	EventsClient kubernetes.Interface
+	Driver       *csiDriver
+	Provisioner  *controller.Provisioner
 	// Capacity, nil unless it runs, is refreshed after each provisioning.
 	Capacity *capacityTracking
 	Claims   coreinformers.PersistentVolumeClaimInformer
@@ -225,7 +227,7 @@ func newProvisionController(logger klog.Logger, o provisionControllerOptions) *l
 
 	// The library's PV writes are observed, so that a stale copy of a PV
 	// it finished deleting costs no API request (Provisioner.ShouldDelete).
-	return libcontroller.NewProvisionController(logger, o.Provisioner.LibraryClient(o.Client), o.Driver.Name, libProvisioner,
+	return libcontroller.NewProvisionController(logger, o.Provisioner.LibraryClient(o.Client, o.EventsClient), o.Driver.Name, libProvisioner,
 		// Leader election is done around the whole process, not in the library.
 		libcontroller.LeaderElection(false),
 		// Retry failed operations forever, backing off as upstream does.

@@ -21,8 +21,7 @@ func run(ctx context.Context, cfg *config) error {
 	if err != nil {
 		return err
 	}
-	protectionQPS, protectionBurst := cfg.protectionLimits()
-	clients, err := newKubeClients(rc, protectionQPS, protectionBurst)
+	clients, err := newKubeClients(rc, cfg.protectionLimits(), cfg.eventLimits())
 	if err != nil {
 		return err
 	}
@@ -57,7 +56,7 @@ func run(ctx context.Context, cfg *config) error {
 	}
 	logger.Info("Detected CSI driver", "identity", identity)
 
-	recorder := newEventRecorder(ctx, clients.core)
+	recorder := newEventRecorder(ctx, clients.events)
 	defer recorder.Stop()
 
 	ctrls, err := newControllers(ctx, controllersOptions{

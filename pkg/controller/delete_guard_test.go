@@ -149,7 +149,7 @@ func TestSecondPassIsSkippedWithoutAReadOnceTheLibraryRemovedItsFinalizer(t *tes
 	e := newEnv(t, envObjects{})
 	e.liveVolume(t, pv.DeepCopy())
 	deleteOnce(t, e, pv)
-	if err := removeLibraryFinalizer(t, e.prov.LibraryClient(e.client), pv); err != nil {
+	if err := removeLibraryFinalizer(t, e.prov.LibraryClient(e.client, nil), pv); err != nil {
 		t.Fatal(err)
 	}
 	if e.prov.ShouldDelete(context.Background(), pv) {
@@ -168,7 +168,7 @@ func TestAFailedLibraryPatchStillLetsTheLiveVolumeDecide(t *testing.T) {
 		return true, nil, errors.New("connection refused")
 	})
 	deleteOnce(t, e, pv)
-	if err := removeLibraryFinalizer(t, e.prov.LibraryClient(e.client), pv); err == nil {
+	if err := removeLibraryFinalizer(t, e.prov.LibraryClient(e.client, nil), pv); err == nil {
 		t.Fatal("fixture: the patch must fail")
 	}
 	if !e.prov.ShouldDelete(context.Background(), pv) {
@@ -183,7 +183,7 @@ func TestALibraryPatchOfAVolumeNotDeletedHereIsNotRecorded(t *testing.T) {
 	pv := deletingPV()
 	e := newEnv(t, envObjects{})
 	e.liveVolume(t, pv.DeepCopy())
-	if err := removeLibraryFinalizer(t, e.prov.LibraryClient(e.client), pv); err != nil {
+	if err := removeLibraryFinalizer(t, e.prov.LibraryClient(e.client, nil), pv); err != nil {
 		t.Fatal(err)
 	}
 	if !e.prov.ShouldDelete(context.Background(), pv) {

@@ -18,23 +18,30 @@ import (
 // the PV from a failed finalizer removal without asking the API server. A
 // claim update that sends the claim back to the scheduler, made stale by
 // the provisioning-protection finalizer write alone, is sent on the version
-// that write made (see reschedule.go).
-func (p *Provisioner) LibraryClient(client kubernetes.Interface) kubernetes.Interface {
-	return libraryClient{Interface: client, deleted: p.deleted, writes: p.finalizerWrites}
+// that write made (see reschedule.go). The library's events go through
+// events, a client with a rate limit of its own (nil: client), so that they
+// never wait behind PV and claim writes.
+func (p *Provisioner) LibraryClient(client, events kubernetes.Interface) kubernetes.Interface {
+	if events == nil {
+		events = client
+	}
+	return libraryClient{Interface: client, events: events, deleted: p.deleted, writes: p.finalizerWrites}
 }
 
 type libraryClient struct {
 	kubernetes.Interface
+	events  kubernetes.Interface
 	deleted *deletedVolumes
 	writes  *finalizerWrites
 }
 
 func (c libraryClient) CoreV1() corev1client.CoreV1Interface {
-	return libraryCoreV1{CoreV1Interface: c.Interface.CoreV1(), deleted: c.deleted, writes: c.writes}
+	return libraryCoreV1{CoreV1Interface: c.Interface.CoreV1(), events: c.events.CoreV1(), deleted: c.deleted, writes: c.writes}
 }
 
 type libraryCoreV1 struct {
 	corev1client.CoreV1Interface
+	events  corev1client.CoreV1Interface
 	deleted *deletedVolumes
 	writes  *finalizerWrites
 }
@@ -62,7 +69,7 @@ func (c libraryCoreV1) PersistentVolumes() corev1client.PersistentVolumeInterfac
 
 // Events is where the library's recorder writes (see libraryEvents).
 func (c libraryCoreV1) Events(namespace string) corev1client.EventInterface {
-	return libraryEvents{EventInterface: c.CoreV1Interface.Events(namespace)}
+	return libraryEvents{EventInterface: c.events.Events(namespace)}
 }
 
 type libraryVolumes struct {

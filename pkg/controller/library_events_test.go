@@ -40,7 +40,7 @@ func TestUpstreamEventMessage(t *testing.T) {
 func libraryRecorder(t *testing.T, client *fake.Clientset) record.EventRecorder {
 	b := record.NewBroadcaster(record.WithContext(context.Background()))
 	t.Cleanup(b.Shutdown)
-	events := (&Provisioner{}).LibraryClient(client).CoreV1().Events(v1.NamespaceAll)
+	events := (&Provisioner{}).LibraryClient(client, nil).CoreV1().Events(v1.NamespaceAll)
 	if _, ok := events.(libraryEvents); !ok {
 		t.Fatalf("LibraryClient hands the library events client %T, want libraryEvents", events)
 	}

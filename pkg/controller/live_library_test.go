@@ -68,7 +68,7 @@ func newLiveLibrary(t *testing.T, objs []runtime.Object, mutate ...func(*Options
 	l.registry = metrics.NewKubeRegistry()
 	l.registry.RawMustRegister(libMetrics.PersistentVolumeClaimProvisionTotal, libMetrics.PersistentVolumeClaimProvisionFailedTotal)
 	logger, _ := ktesting.NewTestContext(t)
-	l.library = libcontroller.NewProvisionController(logger, l.prov.LibraryClient(l.server), testDriver, l.qualifier,
+	l.library = libcontroller.NewProvisionController(logger, l.prov.LibraryClient(l.server, nil), testDriver, l.qualifier,
 		libcontroller.LeaderElection(false),
 		libcontroller.MetricsPort(0),
 		libcontroller.FailedProvisionThreshold(0),

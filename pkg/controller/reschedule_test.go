@@ -101,7 +101,7 @@ func (r *rescheduleEnv) provision(t *testing.T) controller.ProvisioningState {
 func (r *rescheduleEnv) libraryReschedule() (*v1.PersistentVolumeClaim, *v1.PersistentVolumeClaim, error) {
 	sent := r.cached.DeepCopy()
 	delete(sent.Annotations, annSelectedNode)
-	updated, err := r.prov.LibraryClient(r.server).CoreV1().PersistentVolumeClaims(testNamespace).Update(context.Background(), sent, metav1.UpdateOptions{})
+	updated, err := r.prov.LibraryClient(r.server, nil).CoreV1().PersistentVolumeClaims(testNamespace).Update(context.Background(), sent, metav1.UpdateOptions{})
 	return sent, updated, err
 }
 

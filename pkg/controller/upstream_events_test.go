@@ -411,7 +411,7 @@ func newLibraryRun(t *testing.T, row eventRow) *libraryRun {
 	// Informers of a factory, as main gives the library: they know that
 	// the fake API server serves no watch-list stream.
 	r.informers = informers.NewSharedInformerFactory(r.env.client, 0)
-	r.library = libcontroller.NewProvisionController(logger, r.env.prov.LibraryClient(r.env.client), testDriver, r.env.prov,
+	r.library = libcontroller.NewProvisionController(logger, r.env.prov.LibraryClient(r.env.client, nil), testDriver, r.env.prov,
 		libcontroller.LeaderElection(false),
 		libcontroller.MetricsPort(0),
 		libcontroller.Threadiness(1),
