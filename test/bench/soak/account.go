@@ -3,11 +3,14 @@ package soak
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/csi-protect/external-provisioner/test/bench/internal/measure"
@@ -114,8 +117,27 @@ func account(ctx context.Context, o Options, s *framework.Stack, res *Result, se
 		}
 	}
 	slices.Sort(a.Twice)
+	if err := saveEvents(ctx, s, filepath.Join(o.OutDir, res.Logs.Events)); err != nil {
+		return a, err
+	}
 	err = a.readLogs(o.OutDir, res.Logs)
 	return a, err
+}
+
+// saveEvents keeps the events kube-apiserver holds at the end of the run,
+// as a user would list them, for the report (and a report written again).
+// Events live an hour in kube-apiserver: a run of up to about 50 minutes
+// finds every event it made.
+func saveEvents(ctx context.Context, s *framework.Stack, path string) error {
+	list, err := s.Client().CoreV1().Events(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("listing events: %w", err)
+	}
+	data, err := json.Marshal(list.Items)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
 }
 
 // RunLogs are the logs of a run the account reads, relative to its
@@ -124,10 +146,13 @@ type RunLogs struct {
 	AuditLog    string   `json:"auditLog"`
 	SidecarUser string   `json:"sidecarUser"`
 	SidecarLogs []string `json:"sidecarLogs"`
+	// Events holds the events listed at the end ("" in reports of runs
+	// that did not list them).
+	Events string `json:"events,omitempty"`
 }
 
 func runLogs(outDir string, s *framework.Stack, reps []*replica) (RunLogs, error) {
-	l := RunLogs{SidecarUser: s.SidecarUser()}
+	l := RunLogs{SidecarUser: s.SidecarUser(), Events: "events.json"}
 	var err error
 	if l.AuditLog, err = filepath.Rel(outDir, s.Cluster().AuditLogPath()); err != nil {
 		return l, err
@@ -154,15 +179,49 @@ func (a *Account) readLogs(outDir string, l RunLogs) error {
 		return err
 	}
 	a.Responses, a.Events, a.WatchExpired = responses.result(), events.Result(), 0
+	distinct := map[measure.DistinctEvent]bool{}
 	for _, log := range l.SidecarLogs {
-		counts, err := measure.CountLines(filepath.Join(outDir, log), isWatchExpired, measure.RecordsEvent)
+		err := measure.ScanLines(filepath.Join(outDir, log), func(line []byte) {
+			if isWatchExpired(line) {
+				a.WatchExpired++
+			}
+			if e, ok := measure.ParseRecordedEvent(line); ok {
+				a.Events.Recorded++
+				distinct[e] = true
+			} else if measure.RecordsEvent(line) {
+				a.Events.Recorded++
+			}
+		})
 		if err != nil {
 			return err
 		}
-		a.WatchExpired += counts[0]
-		a.Events.Recorded += counts[1]
+	}
+	if l.Events == "" {
+		return nil
+	}
+	written, err := readEvents(filepath.Join(outDir, l.Events))
+	if err != nil {
+		return err
+	}
+	a.Events.Distinct = len(distinct)
+	for e := range distinct {
+		if written.Holds(e) {
+			a.Events.DistinctWritten++
+		}
 	}
 	return nil
+}
+
+func readEvents(path string) (measure.WrittenEvents, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return measure.WrittenEvents{}, err
+	}
+	var events []corev1.Event
+	if err := json.Unmarshal(data, &events); err != nil {
+		return measure.WrittenEvents{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return measure.NewWrittenEvents(events), nil
 }
 
 // scanAudit hands each ResponseComplete event of kube-apiserver's audit

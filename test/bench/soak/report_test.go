@@ -47,7 +47,8 @@ func TestReportNamesWhatLeakedAndDrawsItsPlots(t *testing.T) {
 		"| csi-provisioner | exit status 255 | 1 |",
 		"SOAK_ARGS=--seed=7",
 		"| never written (dropped from a full queue, or queued when a sidecar was killed) | 5 |",
-		"median / 90th percentile / max | 0s / 0s / 1m30s |",
+		"median / 90th / 99th percentile / max | 0s / 0s / 0s / 1m30s |",
+		"distinct events written (goal: at least 99%) | not measured",
 		"over the second half of phases of 20m0s or more | no leader phase long enough |",
 	} {
 		if !strings.Contains(string(md), want) {
@@ -71,12 +72,13 @@ func TestRewriteReportReadsTheRunsLogsAgain(t *testing.T) {
 	dir := t.TempDir()
 	res := &Result{
 		Options: Options{Duration: 10 * time.Minute, SampleInterval: 10 * time.Second},
-		Logs:    RunLogs{AuditLog: "work/audit.log", SidecarUser: sidecar, SidecarLogs: []string{"work/csi-provisioner.log"}},
+		Logs:    RunLogs{AuditLog: "work/audit.log", SidecarUser: sidecar, SidecarLogs: []string{"work/csi-provisioner.log"}, Events: "events.json"},
 	}
 	files := map[string]string{
 		"work/audit.log": `{"stage":"ResponseComplete","verb":"create","user":{"username":"` + sidecar + `"},"objectRef":{"resource":"events","name":"soak-1.1"},"responseStatus":{"code":201}}` + "\n",
-		"work/csi-provisioner.log": `I1126 06:42:09.454306 1 event.go:395] "Event occurred" object="default/soak-1" reason="Provisioning"` + "\n" +
-			`I1126 06:42:10.454306 1 event.go:395] "Event occurred" object="default/soak-1" reason="ProvisioningSucceeded"` + "\n",
+		"work/csi-provisioner.log": `I1126 06:42:09.454306 1 event.go:395] "Event occurred" object="default/soak-1" kind="PersistentVolumeClaim" reason="Provisioning" message="p"` + "\n" +
+			`I1126 06:42:10.454306 1 event.go:395] "Event occurred" object="default/soak-1" kind="PersistentVolumeClaim" reason="ProvisioningSucceeded" message="s"` + "\n",
+		"events.json": `[{"involvedObject":{"kind":"PersistentVolumeClaim","namespace":"default","name":"soak-1"},"reason":"Provisioning","message":"p"}]`,
 	}
 	for name, content := range files {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
@@ -104,6 +106,8 @@ func TestRewriteReportReadsTheRunsLogsAgain(t *testing.T) {
 		"| recorded (the sidecars' logs) | 2 |",
 		"| written: created / counted into an earlier event | 1 / 0 |",
 		"| 201 | 1 | create events 1 |",
+		"| distinct (object, reason, message): recorded / held by kube-apiserver at the end | 2 / 1 |",
+		"distinct events written, by object, reason and message (goal: at least 99%) | 50.0% (1 of 2): not met |",
 	} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report.md lacks %q:\n%s", want, md)

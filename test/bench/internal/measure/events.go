@@ -46,7 +46,22 @@ type EventWrites struct {
 	// the events created: its median, 90th percentile and maximum.
 	DelayMedian time.Duration `json:"delayMedian"`
 	DelayP90    time.Duration `json:"delayP90"`
+	DelayP99    time.Duration `json:"delayP99"`
 	DelayMax    time.Duration `json:"delayMax"`
+	// Distinct counts the recorded events told apart by object, reason and
+	// message; DistinctWritten those of them kube-apiserver holds at the
+	// end, with their message or folded into a combined event.
+	Distinct        int `json:"distinct"`
+	DistinctWritten int `json:"distinctWritten"`
+}
+
+// WrittenShare is the share of distinct recorded events written, 1 when
+// none was recorded.
+func (e EventWrites) WrittenShare() float64 {
+	if e.Distinct == 0 {
+		return 1
+	}
+	return float64(e.DistinctWritten) / float64(e.Distinct)
 }
 
 // Unwritten are the recorded events never written: dropped from a full
@@ -91,6 +106,7 @@ func (t *EventWriteTally) Result() EventWrites {
 		slices.Sort(t.delays)
 		w.DelayMedian = t.delays[n/2]
 		w.DelayP90 = t.delays[n*9/10]
+		w.DelayP99 = t.delays[n*99/100]
 		w.DelayMax = t.delays[n-1]
 	}
 	return w

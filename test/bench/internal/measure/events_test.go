@@ -43,7 +43,7 @@ func TestEventWritesCountTheSidecarsEventsAndHowLateTheyCame(t *testing.T) {
 	scanAuditLines(t, lines, tally.Observe)
 	got := tally.Result()
 	got.Recorded = 9
-	want := EventWrites{Recorded: 9, Created: 4, Counted: 1, DelayMedian: 2 * time.Second, DelayP90: 10 * time.Minute, DelayMax: 10 * time.Minute}
+	want := EventWrites{Recorded: 9, Created: 4, Counted: 1, DelayMedian: 2 * time.Second, DelayP90: 10 * time.Minute, DelayP99: 10 * time.Minute, DelayMax: 10 * time.Minute}
 	if got != want {
 		t.Errorf("event writes = %+v, want %+v", got, want)
 	}
