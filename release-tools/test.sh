@@ -9,5 +9,9 @@ go test -mod=vendor -trimpath -race -count=1 ./...
 (cd test/bench && go test -trimpath -race -count=1 ./...)
 # hack/image too: its test runs make image and opens the archive.
 (cd hack/image && go test -trimpath -race -count=1 ./...)
+# deploy/monitoring: promtool checks and unit tests of the alerts, and the
+# dashboard's and PrometheusRule's checks (hack/monitoring-tools).
+echo "--- deploy/monitoring"
+hack/test-monitoring.sh
 echo "--- csi-sanity on the mock driver"
 go test -mod=vendor -trimpath -count=1 -run 'TestSanity' -v ./pkg/mockdriver/ | grep -E '^(=== RUN|--- |PASS|FAIL|ok|csi-sanity)' 

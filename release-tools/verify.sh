@@ -47,5 +47,12 @@ if ! (cd hack/image && go mod tidy -diff); then
 	echo "hack/image/go.mod/go.sum are not tidy: run 'go mod tidy' in hack/image"; status=1
 fi
 
+# hack/monitoring-tools (promtool and the checks of deploy/monitoring) keeps
+# Prometheus out of the sidecar's module the same way.
+(cd hack/monitoring-tools && go vet -trimpath ./...) || status=1
+if ! (cd hack/monitoring-tools && go mod tidy -diff); then
+	echo "hack/monitoring-tools/go.mod/go.sum are not tidy: run 'go mod tidy' in hack/monitoring-tools"; status=1
+fi
+
 if [ $status -eq 0 ]; then echo "verify: ok"; fi
 exit $status

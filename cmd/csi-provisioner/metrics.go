@@ -34,6 +34,11 @@ type runMetrics struct {
 	snapshotProtection *snapshotprotection.Metrics
 	orphanAudit        *orphanaudit.Metrics
 	recycleBin         *recyclebin.Metrics
+	// leading is 1 while this replica runs the controllers (it holds the
+	// Lease, or runs without leader election), by driver: leader
+	// election's own gauge (leader_election_master_status) has no series
+	// on a replica that never led, so it cannot tell that none leads.
+	leading *k8smetrics.GaugeVec
 }
 
 func newRunMetrics() *runMetrics {
@@ -50,6 +55,11 @@ func newRunMetrics() *runMetrics {
 		snapshotProtection: snapshotprotection.NewMetrics(),
 		orphanAudit:        orphanaudit.NewMetrics(),
 		recycleBin:         recyclebin.NewMetrics(),
+		leading: k8smetrics.NewGaugeVec(&k8smetrics.GaugeOpts{
+			Namespace: "csi_provisioner", Subsystem: "leader_election", Name: "leading",
+			Help:           "1 while this replica runs the controllers for the driver: it holds the leader-election Lease, or runs without leader election; 0 while it waits for the Lease.",
+			StabilityLevel: k8smetrics.ALPHA,
+		}, []string{"driver_name"}),
 	}
 	m.registry.RawMustRegister(
 		m.lib.PersistentVolumeClaimProvisionTotal,
@@ -67,6 +77,12 @@ func newRunMetrics() *runMetrics {
 	m.registry.MustRegister(m.snapshotProtection.Registerables()...)
 	m.registry.MustRegister(m.orphanAudit.Registerables()...)
 	m.registry.MustRegister(m.recycleBin.Registerables()...)
+	m.registry.MustRegister(m.leading)
+	// Gauges computed from the caches when scraped.
+	m.registry.CustomMustRegister(m.provisioner.Collectors()...)
+	m.registry.CustomMustRegister(m.claimProtection.Collectors()...)
+	m.registry.CustomMustRegister(m.pvProtection.Collectors()...)
+	m.registry.CustomMustRegister(m.pvcProtection.Collectors()...)
 	return m
 }
 
@@ -94,4 +110,13 @@ func newMetricsManager(migrated bool) metrics.CSIMetricsManager {
 		opts = append(opts, metrics.WithMigration())
 	}
 	return metrics.NewCSIMetricsManagerWithOptions("", opts...) // driver name is set once known
+}
+
+// leadingGauge is the driver's series of the leading gauge, served at 0
+// from the start, so that a replica waiting for the Lease reports that it
+// does not lead.
+func leadingGauge(m *runMetrics, driver string) k8smetrics.GaugeMetric {
+	g := m.leading.WithLabelValues(driver)
+	g.Set(0)
+	return g
 }

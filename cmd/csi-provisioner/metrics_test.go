@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 // queueNameSeries finds the queue of each workqueue_depth series.
@@ -49,5 +51,53 @@ func TestRunServesUpstreamsMetrics(t *testing.T) {
 
 	if err := stop(true); err != nil {
 		t.Fatalf("run: %v", err)
+	}
+}
+
+// The gauges the shipped alerts read are served from the start: the
+// leading gauge (1 here, without leader election, once the controllers
+// run) and those computed from the caches when scraped, at 0.
+func TestRunServesTheGaugesTheAlertsRead(t *testing.T) {
+	if !inChildProcess(t) {
+		return
+	}
+	api := newFakeAPIServer(t)
+	addr := freeAddress(t)
+	stop := startRun(t, api, provisioningDriver(), "--http-endpoint="+addr)
+
+	leading := `csi_provisioner_leader_election_leading{driver_name="` + testDriverName + `"} 1`
+	var body string
+	eventually(t, "the leading gauge at 1", func() bool {
+		var code int
+		code, body = get("http://" + addr + "/metrics")
+		return code == http.StatusOK && strings.Contains(body, leading)
+	})
+	for _, want := range []string{
+		"csi_provisioner_pending_claims 0",
+		"csi_provisioner_oldest_pending_claim_age_seconds 0",
+		"csi_provisioner_provisioning_protection_oldest_hold_age_seconds 0",
+		"csi_provisioner_pvc_protection_oldest_hold_age_seconds 0",
+		"csi_provisioner_pv_protection_oldest_hold_age_seconds 0",
+	} {
+		if !strings.Contains(body, "\n"+want+"\n") {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+	if err := stop(true); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+}
+
+// A replica serves its driver's leading gauge at 0 before it leads, so
+// that no leader shows as every replica at 0 rather than as no series.
+func TestLeadingGaugeStartsAtZero(t *testing.T) {
+	m := newRunMetrics()
+	g := leadingGauge(m, testDriverName)
+	if got := testutil.Metric(t, m.registry, "csi_provisioner_leader_election_leading", "driver_name", testDriverName); got != 0 {
+		t.Errorf("leading %v before the controllers run, want 0", got)
+	}
+	g.Set(1)
+	if got := testutil.Metric(t, m.registry, "csi_provisioner_leader_election_leading", "driver_name", testDriverName); got != 1 {
+		t.Errorf("leading %v while they run, want 1", got)
 	}
 }

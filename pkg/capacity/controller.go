@@ -98,6 +98,8 @@ type Controller struct {
 	loop     *reconcile.Loop[Key]
 	segments segmentSet
 	created  createdObjects
+	// refreshes date each object's last refresh, for the metrics.
+	refreshes refreshTimes
 }
 
 // New registers the controller's index and handlers on the informers;
@@ -119,11 +121,12 @@ func New(opts Options) (*Controller, error) {
 	}
 	classes := opts.ClassInformer.Informer()
 	c := &Controller{
-		opts:    opts,
-		classes: opts.ClassInformer.Lister(),
-		objects: capacities.GetIndexer(),
-		synced:  append([]cache.InformerSynced{classes.HasSynced, capacities.HasSynced}, opts.Topology.Synced()...),
-		created: createdObjects{byKey: map[Key]createdObject{}},
+		opts:      opts,
+		classes:   opts.ClassInformer.Lister(),
+		objects:   capacities.GetIndexer(),
+		synced:    append([]cache.InformerSynced{classes.HasSynced, capacities.HasSynced}, opts.Topology.Synced()...),
+		created:   createdObjects{byKey: map[Key]createdObject{}},
+		refreshes: refreshTimes{byKey: map[Key]time.Time{}},
 	}
 	loop, err := reconcile.New(reconcile.Options[Key]{
 		Name: "storage-capacity",
@@ -187,11 +190,11 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 // is refreshed or removed: the poll, and the first pass after a start.
 func (c *Controller) enqueueAll(ctx context.Context) {
 	for key := range c.desired() {
-		c.loop.Add(key)
+		c.enqueue(key)
 	}
 	for _, obj := range c.objects.List() {
 		if capacity, ok := obj.(*storagev1.CSIStorageCapacity); ok {
-			c.loop.Add(keyOf(capacity))
+			c.enqueue(keyOf(capacity))
 		}
 	}
 }
@@ -234,7 +237,7 @@ func (c *Controller) onClass(obj any) {
 
 func (c *Controller) onObject(obj any) {
 	if capacity, ok := obj.(*storagev1.CSIStorageCapacity); ok && c.managed(capacity) {
-		c.loop.Add(keyOf(capacity))
+		c.enqueue(keyOf(capacity))
 	}
 }
 
@@ -246,7 +249,7 @@ func (c *Controller) onObjectDeleted(obj any) {
 	key := keyOf(capacity)
 	// Deleted before the informer showed its creation: create again.
 	c.created.forgetName(key, capacity.Name)
-	c.loop.Add(key)
+	c.enqueue(key)
 }
 
 // managed tells whether an object is this sidecar's, by its labels.

@@ -16,6 +16,10 @@ var (
 	objectsObsoleteDesc = metrics.NewDesc("csistoragecapacities_obsolete",
 		"Number of CSIStorageCapacity objects that exist and will be deleted automatically. Objects that exist and may need an update are not considered obsolete and therefore not included in this value.",
 		nil, nil, metrics.ALPHA, "")
+	// This project's: upstream has no measure of staleness.
+	oldestRefreshAgeDesc = metrics.NewDesc("csi_provisioner_capacity_oldest_refresh_age_seconds",
+		"Seconds since the least recently refreshed CSIStorageCapacity object that is supposed to be managed automatically was last brought up to date with GetCapacity (created, updated or found current), or, if it never was, since it was first queued; 0 with no such object.",
+		nil, nil, metrics.ALPHA, "")
 )
 
 var _ metrics.StableCollector = &Controller{}
@@ -25,20 +29,22 @@ func (c *Controller) DescribeWithStability(ch chan<- *metrics.Desc) {
 	ch <- objectsGoalDesc
 	ch <- objectsCurrentDesc
 	ch <- objectsObsoleteDesc
+	ch <- oldestRefreshAgeDesc
 }
 
 // CollectWithStability implements metrics.StableCollector, from the caches.
 func (c *Controller) CollectWithStability(ch chan<- metrics.Metric) {
-	goal, current, obsolete := c.counts()
+	desired := c.desired()
+	goal, current, obsolete := c.counts(desired)
 	ch <- metrics.NewLazyConstMetric(objectsGoalDesc, metrics.GaugeValue, float64(goal))
 	ch <- metrics.NewLazyConstMetric(objectsCurrentDesc, metrics.GaugeValue, float64(current))
 	ch <- metrics.NewLazyConstMetric(objectsObsoleteDesc, metrics.GaugeValue, float64(obsolete))
+	ch <- metrics.NewLazyConstMetric(oldestRefreshAgeDesc, metrics.GaugeValue, c.refreshes.oldestAge(desired).Seconds())
 }
 
 // counts are the desired objects, those of them that exist, and the
 // existing ones nothing desires.
-func (c *Controller) counts() (goal, current, obsolete int) {
-	desired := c.desired()
+func (c *Controller) counts(desired map[Key]bool) (goal, current, obsolete int) {
 	existing := map[Key]bool{}
 	for _, obj := range c.objects.List() {
 		capacity, ok := obj.(*storagev1.CSIStorageCapacity)

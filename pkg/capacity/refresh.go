@@ -13,7 +13,7 @@ var everything = labels.Everything()
 // RefreshClass queues the objects of a class in every segment.
 func (c *Controller) RefreshClass(name string) {
 	for _, segment := range c.segments.keys() {
-		c.loop.Add(Key{Segment: segment, Class: name})
+		c.enqueue(Key{Segment: segment, Class: name})
 	}
 }
 
@@ -41,7 +41,7 @@ func (c *Controller) RefreshVolume(pv *v1.PersistentVolume, class string) {
 		}
 		for _, sc := range classes {
 			if c.wanted(sc) {
-				c.loop.Add(Key{Segment: segment.Key(), Class: sc.Name})
+				c.enqueue(Key{Segment: segment.Key(), Class: sc.Name})
 			}
 		}
 	}

@@ -45,7 +45,7 @@ func (c *Controller) listSegments(ctx context.Context) error {
 	for _, segment := range changed {
 		for _, class := range classes {
 			if class.Provisioner == c.opts.DriverName {
-				c.loop.Add(Key{Segment: segment, Class: class.Name})
+				c.enqueue(Key{Segment: segment, Class: class.Name})
 			}
 		}
 	}
@@ -68,6 +68,7 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 	}
 	if !segmentOK || class == nil || !c.wanted(class) {
 		c.created.forget(key)
+		c.refreshes.forget(key)
 		return c.deleteAll(ctx, objects, "obsolete")
 	}
 
@@ -120,12 +121,14 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 			return fmt.Errorf("creating CSIStorageCapacity: %w", err)
 		}
 		c.created.add(key, created.Name)
+		c.refreshes.refreshed(key)
 		logger.V(3).Info("Created CSIStorageCapacity", "CSIStorageCapacity", klog.KObj(created), "capacity", available, "maximumVolumeSize", maxSize)
 		return nil
 	}
 
 	owners, ownerChanged := c.owners(current)
 	if sameQuantity(current.Capacity, available) && sameQuantity(current.MaximumVolumeSize, maxSize) && !ownerChanged {
+		c.refreshes.refreshed(key)
 		return nil
 	}
 	update := current.DeepCopy()
@@ -140,6 +143,7 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 		}
 		return fmt.Errorf("updating CSIStorageCapacity %s: %w", update.Name, err)
 	}
+	c.refreshes.refreshed(key)
 	logger.V(3).Info("Updated CSIStorageCapacity", "CSIStorageCapacity", klog.KObj(update), "capacity", available, "maximumVolumeSize", maxSize)
 	return nil
 }

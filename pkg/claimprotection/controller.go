@@ -155,6 +155,7 @@ func New(opts Options) (*Controller, error) {
 		return nil, err
 	}
 	c.loop = loop
+	m.OldestHoldAge.Track(c.holds.Oldest)
 	if _, err := claimInformer.AddEventHandler(reconcile.Handler(c.onClaim, c.onClaimDeleted)); err != nil {
 		return nil, fmt.Errorf("claim protection controller claim handler: %w", err)
 	}

@@ -98,6 +98,7 @@ func newEnv(t *testing.T, s setup) *env {
 	registry := metrics.NewKubeRegistry()
 	m := NewMetrics()
 	registry.MustRegister(m.Registerables()...)
+	registry.CustomMustRegister(m.Collectors()...)
 	factory := informers.NewSharedInformerFactory(client, 0)
 	recorder := record.NewFakeRecorder(100)
 	calls := provisionstate.NewTracker()

@@ -15,6 +15,9 @@ type Metrics struct {
 	HeldClaims *metrics.Gauge
 	// FinalizersRemoved counts provisioning-protection finalizers removed.
 	FinalizersRemoved *metrics.Counter
+	// OldestHoldAge is the seconds since the deletion of the claim held
+	// longest, 0 when none is held.
+	OldestHoldAge *metricsutil.AgeGauge
 }
 
 // NewMetrics returns unregistered metrics; Registerables lists them for the
@@ -26,10 +29,18 @@ func NewMetrics() *Metrics {
 			"Claims being deleted whose deletion waits until no CreateVolume for them can be running."),
 		FinalizersRemoved: f.Counter("finalizers_removed_total",
 			"Provisioning-protection finalizers removed from claims."),
+		OldestHoldAge: f.AgeGauge("oldest_hold_age_seconds",
+			"Seconds since the deletion of the claim whose deletion provisioning protection has held longest; 0 when none is held."),
 	}
 }
 
 // Registerables lists the metrics for registration.
 func (m *Metrics) Registerables() []metrics.Registerable {
 	return []metrics.Registerable{m.HeldClaims, m.FinalizersRemoved}
+}
+
+// Collectors lists the metrics computed at scrape time, for
+// CustomMustRegister.
+func (m *Metrics) Collectors() []metrics.StableCollector {
+	return []metrics.StableCollector{m.OldestHoldAge}
 }

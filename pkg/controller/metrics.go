@@ -20,6 +20,9 @@ type Metrics struct {
 	// select this node for a claim with Immediate binding because the claim
 	// changed meanwhile (usually: another node took it).
 	OwnershipConflicts *metrics.Counter
+	// PendingClaims counts, when scraped, the claims waiting for this
+	// provisioner and the age of the oldest (pending_claims.go).
+	PendingClaims *PendingClaims
 }
 
 // NewMetrics returns unregistered metrics; Registerables lists them for the
@@ -34,10 +37,17 @@ func NewMetrics() *Metrics {
 			"Volumes deleted because their claim was deleted while they were being provisioned."),
 		OwnershipConflicts: node.Counter("ownership_conflicts_total",
 			"Conflicts while selecting this node for a claim with Immediate binding (--node-deployment)."),
+		PendingClaims: newPendingClaims(),
 	}
 }
 
 // Registerables lists the metrics for registration.
 func (m *Metrics) Registerables() []metrics.Registerable {
 	return []metrics.Registerable{m.FinalizersAdded, m.AbandonedVolumesDeleted, m.OwnershipConflicts}
+}
+
+// Collectors lists the metrics computed at scrape time, for
+// CustomMustRegister.
+func (m *Metrics) Collectors() []metrics.StableCollector {
+	return []metrics.StableCollector{m.PendingClaims}
 }

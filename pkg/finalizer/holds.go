@@ -2,11 +2,14 @@ package finalizer
 
 import (
 	"sync"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/clock"
 )
 
 // Gauge is the held-objects gauge a Holds keeps current.
@@ -20,6 +23,9 @@ type HoldsOptions struct {
 	Recorder record.EventRecorder
 	// HeldReason and ReleasedReason are the events' reasons.
 	HeldReason, ReleasedReason string
+	// Clock dates a hold of an object that is not being deleted; nil is
+	// the real clock.
+	Clock clock.PassiveClock
 }
 
 // Holds remembers which objects' deletion a finalizer holds, so that a hold
@@ -33,26 +39,38 @@ type Holds[K comparable] struct {
 }
 
 // hold is what an object was announced as held by. The UID tells an object
-// from a later one of the same name.
+// from a later one of the same name. since is when the hold started.
 type hold struct {
-	uid types.UID
-	by  string
+	uid   types.UID
+	by    string
+	since time.Time
 }
 
 // NewHolds returns an empty Holds.
 func NewHolds[K comparable](opts HoldsOptions) *Holds[K] {
+	if opts.Clock == nil {
+		opts.Clock = clock.RealClock{}
+	}
 	return &Holds[K]{opts: opts, held: map[K]hold{}}
 }
 
 // Hold records that the object key (with uid, events recorded on about) is
 // held by by, and announces message unless that very hold was announced.
 // It reports whether it announced.
+//
+// The hold starts when the object's deletion was asked for (its
+// deletionTimestamp, which a restart keeps), or now for an object not being
+// deleted; a change of what holds the same object keeps its start.
 func (h *Holds[K]) Hold(key K, uid types.UID, about runtime.Object, by, message string) bool {
 	h.mu.Lock()
-	next := hold{uid: uid, by: by}
-	if h.held[key] == next {
+	prev, was := h.held[key]
+	if was && prev.uid == uid && prev.by == by {
 		h.mu.Unlock()
 		return false
+	}
+	next := hold{uid: uid, by: by, since: h.start(about)}
+	if was && prev.uid == uid {
+		next.since = prev.since
 	}
 	h.held[key] = next
 	// Set under the lock so concurrent workers cannot store counts out of
@@ -115,6 +133,30 @@ func (h *Holds[K]) Forget(key K) bool {
 		h.setGaugeLocked()
 	}
 	return was
+}
+
+// Oldest is when the oldest current hold started, and false when nothing
+// is held: the source of a hold-age gauge.
+func (h *Holds[K]) Oldest() (time.Time, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var oldest time.Time
+	for _, held := range h.held {
+		if oldest.IsZero() || held.since.Before(oldest) {
+			oldest = held.since
+		}
+	}
+	return oldest, len(h.held) > 0
+}
+
+// start is when a hold of about starts: its deletion's time, or now.
+func (h *Holds[K]) start(about runtime.Object) time.Time {
+	if obj, err := meta.Accessor(about); err == nil {
+		if ts := obj.GetDeletionTimestamp(); ts != nil {
+			return ts.Time
+		}
+	}
+	return h.opts.Clock.Now()
 }
 
 // Len is the number of held objects.

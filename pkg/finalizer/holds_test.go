@@ -2,11 +2,13 @@ package finalizer
 
 import (
 	"testing"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
+	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
@@ -105,5 +107,38 @@ func TestForgetIsSilentAndUncounts(t *testing.T) {
 	}
 	if got := testutil.Drain(events.Events); len(got) != 0 || g.value != 0 || h.Len() != 0 {
 		t.Errorf("events %v gauge %v len %d", got, g.value, h.Len())
+	}
+}
+
+// A hold starts at its object's deletion, or when it is first held for an
+// object not being deleted; a change of holder keeps the start, and the
+// oldest current hold is what Oldest reports.
+func TestOldestHold(t *testing.T) {
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	fake := clocktesting.NewFakePassiveClock(now)
+	h := NewHolds[string](HoldsOptions{Recorder: record.NewFakeRecorder(10), HeldReason: "Held", ReleasedReason: "Released", Clock: fake})
+	if _, ok := h.Oldest(); ok {
+		t.Fatal("an empty Holds reports a hold")
+	}
+
+	deleting := pv("1")
+	deletedAt := metav1.NewTime(now.Add(-time.Hour))
+	deleting.DeletionTimestamp = &deletedAt
+	h.Hold("deleting", deleting.UID, deleting, "pod-a", "held")
+	fake.SetTime(now.Add(time.Minute))
+	h.Hold("live", pv("2").UID, pv("2"), "claim", "held")
+	if got, ok := h.Oldest(); !ok || !got.Equal(deletedAt.Time) {
+		t.Errorf("oldest %s %v, want the deletion time %s", got, ok, deletedAt.Time)
+	}
+
+	// Another holder of the same object: the hold goes on.
+	h.Hold("live", pv("2").UID, pv("2"), "another claim", "held")
+	h.Release("deleting", deleting.UID, deleting, "free", false)
+	if got, ok := h.Oldest(); !ok || !got.Equal(now.Add(time.Minute)) {
+		t.Errorf("oldest %s %v, want the first hold of the live object %s", got, ok, now.Add(time.Minute))
+	}
+	h.Forget("live")
+	if _, ok := h.Oldest(); ok {
+		t.Error("a Holds with every hold ended reports a hold")
 	}
 }

@@ -144,6 +144,7 @@ func New(opts Options) (*Controller, error) {
 		return nil, err
 	}
 	c.loop = loop
+	m.OldestHoldAge.Track(c.holds.Oldest)
 	if _, err := claimInformer.AddEventHandler(reconcile.Handler(c.onClaim, c.onClaimDeleted)); err != nil {
 		return nil, fmt.Errorf("pvc protection claim handler: %w", err)
 	}

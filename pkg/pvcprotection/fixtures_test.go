@@ -154,6 +154,7 @@ func newEnv(t testing.TB, s setup) *env {
 	registry := metrics.NewKubeRegistry()
 	m := NewMetrics()
 	registry.MustRegister(m.Registerables()...)
+	registry.CustomMustRegister(m.Collectors()...)
 	recorder := record.NewFakeRecorder(1000)
 	clk := testingclock.NewFakeClock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
 	e := &env{client: client, factory: factory, recorder: recorder, registry: registry, clock: clk}

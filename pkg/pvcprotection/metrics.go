@@ -26,6 +26,9 @@ const (
 type Metrics struct {
 	// HeldClaims counts claims being deleted whose deletion waits for a pod.
 	HeldClaims *metrics.Gauge
+	// OldestHoldAge is the seconds since the deletion of the claim held
+	// longest, 0 when none is held.
+	OldestHoldAge *metricsutil.AgeGauge
 	// FinalizersAdded and FinalizersRemoved count pvc-protection finalizer
 	// writes.
 	FinalizersAdded   *metrics.Counter
@@ -44,6 +47,8 @@ func NewMetrics() *Metrics {
 	return &Metrics{
 		HeldClaims: f.Gauge("held_claims",
 			"Claims being deleted whose deletion waits until no pod uses them."),
+		OldestHoldAge: f.AgeGauge("oldest_hold_age_seconds",
+			"Seconds since the deletion of the claim whose deletion PVC protection has held longest; 0 when none is held."),
 		FinalizersAdded: f.Counter("finalizers_added_total",
 			"pvc-protection finalizers added to claims that missed them."),
 		FinalizersRemoved: f.Counter("finalizers_removed_total",
@@ -58,4 +63,10 @@ func NewMetrics() *Metrics {
 // Registerables lists the metrics for registration.
 func (m *Metrics) Registerables() []metrics.Registerable {
 	return []metrics.Registerable{m.HeldClaims, m.FinalizersAdded, m.FinalizersRemoved, m.FreshnessChecks, m.LivePodLists}
+}
+
+// Collectors lists the metrics computed at scrape time, for
+// CustomMustRegister.
+func (m *Metrics) Collectors() []metrics.StableCollector {
+	return []metrics.StableCollector{m.OldestHoldAge}
 }

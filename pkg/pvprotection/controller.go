@@ -106,6 +106,7 @@ func New(opts Options) (*Controller, error) {
 		return nil, err
 	}
 	c.loop = loop
+	m.OldestHoldAge.Track(c.holds.Oldest)
 	if _, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.onAdd,
 		UpdateFunc: c.onUpdate,

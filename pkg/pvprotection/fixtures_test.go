@@ -113,6 +113,7 @@ func newEnv(t *testing.T, s setup) *env {
 	registry := metrics.NewKubeRegistry()
 	m := NewMetrics()
 	registry.MustRegister(m.Registerables()...)
+	registry.CustomMustRegister(m.Collectors()...)
 	factory := informers.NewSharedInformerFactory(client, 0)
 	recorder := record.NewFakeRecorder(100)
 	e := &env{client: client, recorder: recorder, registry: registry, ctx: ctx,

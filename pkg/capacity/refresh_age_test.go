@@ -1,0 +1,105 @@
+package capacity
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/container-storage-interface/spec/lib/go/csi"
+	"google.golang.org/grpc"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/component-base/metrics"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil"
+)
+
+// fakeClock is a settable clock for the refresh times.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) step(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+const metricOldestRefreshAge = "csi_provisioner_capacity_oldest_refresh_age_seconds"
+
+// The oldest refresh age grows from each object's last refresh until the
+// next one, which sets it back; an object whose GetCapacity keeps failing
+// ages from when it was first queued.
+func TestOldestRefreshAge(t *testing.T) {
+	f := newFixture(t, fixtureOptions{objects: twoNodesAndClasses()})
+	clock := &fakeClock{now: time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)}
+	f.ctrl.refreshes.now = clock.Now
+	failing := &failingCSI{CapacityClient: f.csi, segment: "n2"}
+	f.ctrl.opts.CSI = failing
+	registry := metrics.NewKubeRegistry()
+	registry.CustomMustRegister(f.ctrl)
+	age := func() float64 { return testutil.Metric(t, registry, metricOldestRefreshAge) }
+	if got := age(); got != 0 {
+		t.Fatalf("age %v before the first sync, want 0", got)
+	}
+	f.start()
+	f.waitFor("two objects", func(objs []storagev1.CSIStorageCapacity) bool { return len(objs) == 2 })
+	clock.step(10 * time.Minute)
+	if got := age(); got != 600 {
+		t.Fatalf("age %v ten minutes after the refresh, want 600", got)
+	}
+
+	// n2 fails from now on: a refresh brings n1 back to 0, n2 keeps aging.
+	failing.fail(true)
+	f.ctrl.RefreshClass("late")
+	testutil.Eventually(t, 10*time.Second, "a failed GetCapacity of n2", func() bool { return failing.failures() > 0 })
+	if got := age(); got != 600 {
+		t.Fatalf("age %v with n2's refresh failing, want n2's 600", got)
+	}
+	failing.fail(false)
+	f.ctrl.RefreshClass("late")
+	testutil.Eventually(t, 10*time.Second, "both objects refreshed", func() bool { return age() == 0 })
+}
+
+// failingCSI fails GetCapacity for one segment while told to.
+type failingCSI struct {
+	CapacityClient
+	segment string
+
+	mu      sync.Mutex
+	n       int
+	failing bool
+}
+
+func (f *failingCSI) GetCapacity(ctx context.Context, req *csi.GetCapacityRequest, opts ...grpc.CallOption) (*csi.GetCapacityResponse, error) {
+	f.mu.Lock()
+	fail := f.failing && req.GetAccessibleTopology().GetSegments()[topologyKey1] == f.segment
+	if fail {
+		f.n++
+	}
+	f.mu.Unlock()
+	if fail {
+		return nil, errors.New("unavailable")
+	}
+	return f.CapacityClient.GetCapacity(ctx, req, opts...)
+}
+
+func (f *failingCSI) failures() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.n
+}
+
+func (f *failingCSI) fail(on bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.failing = on
+}
