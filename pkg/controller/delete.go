@@ -23,10 +23,18 @@ const ReasonDeletionSecretMissing = "DeletionSecretMissing"
 // Delete deletes the volume behind a released PV with DeleteVolume. With a
 // VolumeAttachment lister it refuses while the volume is still attached to a
 // node: deleting it then would pull storage from under a running workload.
+// A failure that is a wait (that one, a DeleteVolume to be retried) is
+// noted, so that the library's event of it is Normal (see isWait).
 func (p *Provisioner) Delete(ctx context.Context, pv *v1.PersistentVolume) error {
 	if pv == nil {
 		return &controller.IgnoredError{Reason: "no volume"}
 	}
+	err := p.delete(ctx, pv)
+	p.noteWait(ctx, pv.UID, reasonVolumeFailedDelete, err)
+	return err
+}
+
+func (p *Provisioner) delete(ctx context.Context, pv *v1.PersistentVolume) error {
 	pv, migrated, err := p.csiVolume(ctx, pv)
 	if err != nil {
 		return err
@@ -47,7 +55,7 @@ func (p *Provisioner) Delete(ctx context.Context, pv *v1.PersistentVolume) error
 	if node, err := p.attachedTo(pv.Name); err != nil {
 		return err
 	} else if node != "" {
-		return fmt.Errorf("persistentvolume %s is still attached to node %s", pv.Name, node)
+		return &stillAttachedError{pv: pv.Name, node: node}
 	}
 
 	ref, err := parameters.DeletionSecretRef(ctx, pv, p.classParameters(ctx, migrated))

@@ -25,7 +25,7 @@ func (p *Provisioner) LibraryClient(client, events kubernetes.Interface) kuberne
 	if events == nil {
 		events = client
 	}
-	return libraryClient{Interface: client, events: events, deleted: p.deleted, writes: p.finalizerWrites}
+	return libraryClient{Interface: client, events: events, deleted: p.deleted, writes: p.finalizerWrites, waits: p.waits}
 }
 
 type libraryClient struct {
@@ -33,10 +33,11 @@ type libraryClient struct {
 	events  kubernetes.Interface
 	deleted *deletedVolumes
 	writes  *finalizerWrites
+	waits   *waitNotes
 }
 
 func (c libraryClient) CoreV1() corev1client.CoreV1Interface {
-	return libraryCoreV1{CoreV1Interface: c.Interface.CoreV1(), events: c.events.CoreV1(), deleted: c.deleted, writes: c.writes}
+	return libraryCoreV1{CoreV1Interface: c.Interface.CoreV1(), events: c.events.CoreV1(), deleted: c.deleted, writes: c.writes, waits: c.waits}
 }
 
 type libraryCoreV1 struct {
@@ -44,6 +45,7 @@ type libraryCoreV1 struct {
 	events  corev1client.CoreV1Interface
 	deleted *deletedVolumes
 	writes  *finalizerWrites
+	waits   *waitNotes
 }
 
 func (c libraryCoreV1) PersistentVolumeClaims(namespace string) corev1client.PersistentVolumeClaimInterface {
@@ -69,7 +71,7 @@ func (c libraryCoreV1) PersistentVolumes() corev1client.PersistentVolumeInterfac
 
 // Events is where the library's recorder writes (see libraryEvents).
 func (c libraryCoreV1) Events(namespace string) corev1client.EventInterface {
-	return libraryEvents{EventInterface: c.events.Events(namespace)}
+	return libraryEvents{EventInterface: c.events.Events(namespace), waits: c.waits}
 }
 
 type libraryVolumes struct {

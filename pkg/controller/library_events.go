@@ -14,10 +14,10 @@ import (
 // v13, which upstream v6.3.0 uses, sends the error alone. Alerts that match
 // upstream's events must match ours, so the prefix is cut where the
 // library's events leave for the API server: the library's recorder is
-// private and writes only through the client it was given.
+// private and writes only through the client it was given. There too a
+// failure that is a wait gets its Normal type (see waits.go).
 const (
-	reasonProvisioningFailed = "ProvisioningFailed"
-	libraryFailurePrefix     = "failed to provision volume with StorageClass \""
+	libraryFailurePrefix = "failed to provision volume with StorageClass \""
 	// client-go's event aggregation puts this before a message; it stays.
 	combinedPrefix = "(combined from similar events): "
 )
@@ -43,12 +43,31 @@ func upstreamEventMessage(reason, message string) string {
 	return combined + err
 }
 
+// isLibraryFailure tells the library's failure events, Warnings that
+// libraryEvents sends as Normal when the failure is a wait.
+func isLibraryFailure(event *v1.Event) bool {
+	return event.Type == v1.EventTypeWarning && (event.Reason == reasonProvisioningFailed || event.Reason == reasonVolumeFailedDelete)
+}
+
+// sentEventType returns the type to send an event of the library with,
+// whose message is sent as message: Normal for a failure the provisioner
+// noted as a wait (see isWait), the library's type otherwise (upstream
+// sends every failure as a Warning).
+func sentEventType(waits *waitNotes, event *v1.Event, message string) string {
+	if isLibraryFailure(event) && waits.isNoted(event.InvolvedObject.UID, event.Reason, strings.TrimPrefix(message, combinedPrefix)) {
+		return v1.EventTypeNormal
+	}
+	return event.Type
+}
+
 // libraryEvents is the event client of the library's recorder. It sends
-// each event with upstream's message and hands the recorder back the
-// server's copy with the message it sent, as the recorder keys its
-// repeat counting by message.
+// each event with upstream's message and the type its failure calls for,
+// and hands the recorder back the server's copy with the recorder's own
+// message and type, as the recorder keys its repeat counting by both.
 type libraryEvents struct {
 	corev1client.EventInterface
+	// waits are the provisioner's notes of its failures that are waits.
+	waits *waitNotes
 }
 
 func (e libraryEvents) CreateWithEventNamespace(event *v1.Event) (*v1.Event, error) {
@@ -56,7 +75,7 @@ func (e libraryEvents) CreateWithEventNamespace(event *v1.Event) (*v1.Event, err
 }
 
 func (e libraryEvents) CreateWithEventNamespaceWithContext(ctx context.Context, event *v1.Event) (*v1.Event, error) {
-	return sendAsUpstream(event, func(sent *v1.Event) (*v1.Event, error) {
+	return sendAsUpstream(e.waits, event, func(sent *v1.Event) (*v1.Event, error) {
 		return e.EventInterface.CreateWithEventNamespaceWithContext(ctx, sent)
 	})
 }
@@ -66,7 +85,7 @@ func (e libraryEvents) UpdateWithEventNamespace(event *v1.Event) (*v1.Event, err
 }
 
 func (e libraryEvents) UpdateWithEventNamespaceWithContext(ctx context.Context, event *v1.Event) (*v1.Event, error) {
-	return sendAsUpstream(event, func(sent *v1.Event) (*v1.Event, error) {
+	return sendAsUpstream(e.waits, event, func(sent *v1.Event) (*v1.Event, error) {
 		return e.EventInterface.UpdateWithEventNamespaceWithContext(ctx, sent)
 	})
 }
@@ -75,41 +94,57 @@ func (e libraryEvents) PatchWithEventNamespace(event *v1.Event, data []byte) (*v
 	return e.PatchWithEventNamespaceWithContext(context.Background(), event, data)
 }
 
-// PatchWithEventNamespaceWithContext: a repeat is a patch of count and
-// time, with the message only when aggregation changed it.
+// PatchWithEventNamespaceWithContext: a repeat is a patch of count, time
+// and message (the one aggregation may have changed). A library failure's
+// patch carries the type of its message too: an aggregated event's message
+// may be a wait's now, and another's later.
 func (e libraryEvents) PatchWithEventNamespaceWithContext(ctx context.Context, event *v1.Event, data []byte) (*v1.Event, error) {
 	var fields map[string]json.RawMessage
 	var message string
 	if json.Unmarshal(data, &fields) == nil && json.Unmarshal(fields["message"], &message) == nil {
-		if upstream := upstreamEventMessage(event.Reason, message); upstream != message {
-			if raw, err := json.Marshal(upstream); err == nil {
-				fields["message"] = raw
-				if patched, err := json.Marshal(fields); err == nil {
-					data = patched
-				}
-			}
+		upstream := upstreamEventMessage(event.Reason, message)
+		changed := false
+		if upstream != message {
+			fields["message"], changed = jsonString(upstream), true
+		}
+		if isLibraryFailure(event) {
+			fields["type"], changed = jsonString(sentEventType(e.waits, event, upstream)), true
+		}
+		if patched, err := json.Marshal(fields); err == nil && changed {
+			data = patched
 		}
 	}
 	got, err := e.EventInterface.PatchWithEventNamespaceWithContext(ctx, event, data)
 	if got != nil && got.Message == upstreamEventMessage(event.Reason, event.Message) {
 		got.Message = event.Message
 	}
+	if got != nil && isLibraryFailure(event) {
+		got.Type = event.Type
+	}
 	return got, err
 }
 
-// sendAsUpstream sends a copy of event with upstream's message (event
-// itself if that is the same), and returns the server's copy with the
-// message the recorder knows, as it keys its repeat counting by message.
-func sendAsUpstream(event *v1.Event, send func(*v1.Event) (*v1.Event, error)) (*v1.Event, error) {
-	upstream := upstreamEventMessage(event.Reason, event.Message)
-	if upstream == event.Message {
+// jsonString encodes s, which cannot fail.
+func jsonString(s string) json.RawMessage {
+	raw, _ := json.Marshal(s)
+	return raw
+}
+
+// sendAsUpstream sends a copy of event with upstream's message and the type
+// its failure calls for (event itself if those are its own), and returns
+// the server's copy with the message and type the recorder knows, as it
+// keys its repeat counting by both.
+func sendAsUpstream(waits *waitNotes, event *v1.Event, send func(*v1.Event) (*v1.Event, error)) (*v1.Event, error) {
+	message := upstreamEventMessage(event.Reason, event.Message)
+	eventType := sentEventType(waits, event, message)
+	if message == event.Message && eventType == event.Type {
 		return send(event)
 	}
 	sent := event.DeepCopy()
-	sent.Message = upstream
+	sent.Message, sent.Type = message, eventType
 	got, err := send(sent)
 	if got != nil {
-		got.Message = event.Message
+		got.Message, got.Type = event.Message, event.Type
 	}
 	return got, err
 }

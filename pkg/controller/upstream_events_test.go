@@ -59,6 +59,20 @@ func provisioningFailed(message string) upstreamEvent {
 	return upstreamEvent{v1.EventTypeWarning, "ProvisioningFailed", message}
 }
 
+// volumeFailedDelete is the library's event for a Delete error (lib v13
+// deleteVolumeOperation: err.Error() on the PV).
+func volumeFailedDelete(message string) upstreamEvent {
+	return upstreamEvent{v1.EventTypeWarning, "VolumeFailedDelete", message}
+}
+
+// asWait is upstream's Warning for a failure that is a wait, which a retry
+// resolves by itself: here it is Normal, with upstream's reason and
+// message (waits.go; README, Events). The type is the one difference.
+func asWait(e upstreamEvent) upstreamEvent {
+	e.Type = v1.EventTypeNormal
+	return e
+}
+
 // Each row drives the provisioning library v10 with our Provisioner on a
 // fake API server and holds the events posted on one object against the
 // texts upstream v6.3.0 posts for the same case. The library's events go
@@ -69,7 +83,8 @@ func provisioningFailed(message string) upstreamEvent {
 // pkg/controller/controller.go; "lib v13" is the library it vendors,
 // sigs.k8s.io/sig-storage-lib-external-provisioner/v13/controller
 // (controller.go, volume_store.go). The project's own events
-// (DeletionHeldForProvisioning, ...) are not upstream's and not here.
+// (DeletionHeldForProvisioning, ...) are not upstream's and not here. One
+// difference is wanted: a failure that is a wait is Normal (asWait).
 func TestEventsAsUpstream(t *testing.T) {
 	const pvName = "pvc-" + testClaimUID
 	rows := []eventRow{
@@ -95,8 +110,14 @@ func TestEventsAsUpstream(t *testing.T) {
 			// gRPC words the deadline as "context deadline exceeded" or
 			// "stream terminated by RST_STREAM ...", whichever side of the
 			// socket notices first, for upstream as for us.
-			want:          []upstreamEvent{libraryProvisioning("db"), provisioningFailed("rpc error: code = DeadlineExceeded desc = ")},
+			want:          []upstreamEvent{libraryProvisioning("db"), asWait(provisioningFailed("rpc error: code = DeadlineExceeded desc = "))},
 			messagePrefix: true,
+		},
+		{
+			// Same path: the driver cannot answer now, and is asked again.
+			name: "CreateVolume Unavailable", claim: libraryClaim("db"),
+			csi:  func(f *fakeCSI) { f.createFn = failWith(codes.Unavailable, "driver busy") },
+			want: []upstreamEvent{libraryProvisioning("db"), asWait(provisioningFailed("rpc error: code = Unavailable desc = driver busy"))},
 		},
 		{
 			// controller.go Provision: checkError gives ProvisioningReschedule
@@ -287,12 +308,19 @@ func TestEventsAsUpstream(t *testing.T) {
 			// v13 deleteVolumeOperation posts err.Error() on the PV.
 			name: "DeleteVolume failure", volume: libraryPV(pvName),
 			csi:  func(f *fakeCSI) { f.deleteErr = status.Error(codes.Internal, "backend down") },
-			want: []upstreamEvent{{v1.EventTypeWarning, "VolumeFailedDelete", "rpc error: code = Internal desc = backend down"}},
+			want: []upstreamEvent{volumeFailedDelete("rpc error: code = Internal desc = backend down")},
+		},
+		{
+			// Same path; DeleteVolume is asked again.
+			name: "DeleteVolume Unavailable", volume: libraryPV(pvName),
+			csi:  func(f *fakeCSI) { f.deleteErr = status.Error(codes.Unavailable, "driver busy") },
+			want: []upstreamEvent{asWait(volumeFailedDelete("rpc error: code = Unavailable desc = driver busy"))},
 		},
 		{
 			// controller.go canDeleteVolume; lib v13 deleteVolumeOperation.
+			// The volume is detached once its pod is gone.
 			name: "deletion while attached", volume: libraryPV(pvName), attachedTo: "node-1",
-			want: []upstreamEvent{{v1.EventTypeWarning, "VolumeFailedDelete", "persistentvolume " + pvName + " is still attached to node node-1"}},
+			want: []upstreamEvent{asWait(volumeFailedDelete("persistentvolume " + pvName + " is still attached to node node-1"))},
 		},
 	}
 

@@ -106,10 +106,11 @@ func TestTimedOutCreateIsRetriedIntoOneVolume(t *testing.T) {
 	createStorageClass(ctx, t, s, "mock")
 	pvc := createClaim(ctx, t, s, "default", "slow", "mock")
 
-	// The sidecar reports each failed attempt on the claim; the event
-	// recorder folds repeats into one event with a count. The first times
-	// out; a retry while the backend still makes the volume is Aborted by
-	// the driver, as one operation per name runs at a time.
+	// The sidecar reports each failed attempt on the claim, as a Normal
+	// event: a call that may still run is a wait, which the retry resolves.
+	// The event recorder folds repeats into one event with a count. The
+	// first times out; a retry while the backend still makes the volume is
+	// Aborted by the driver, as one operation per name runs at a time.
 	waitFor(ctx, t, s, "a timed-out CreateVolume attempt and a retry", func(ctx context.Context) (bool, error) {
 		events, err := claimEvents(ctx, s, "default", "slow")
 		if err != nil {
@@ -117,7 +118,7 @@ func TestTimedOutCreateIsRetriedIntoOneVolume(t *testing.T) {
 		}
 		timedOut, retried := 0, 0
 		for _, ev := range events {
-			if ev.Type != corev1.EventTypeWarning || ev.Reason != "ProvisioningFailed" {
+			if ev.Type != corev1.EventTypeNormal || ev.Reason != "ProvisioningFailed" {
 				continue
 			}
 			switch {
@@ -129,6 +130,13 @@ func TestTimedOutCreateIsRetriedIntoOneVolume(t *testing.T) {
 		}
 		return timedOut >= 1 && timedOut+retried >= 2, fmt.Errorf("%d timed-out and %d aborted attempt(s) reported", timedOut, retried)
 	})
+	if events, err := claimEvents(ctx, s, "default", "slow"); err == nil {
+		for _, ev := range events {
+			if ev.Type == corev1.EventTypeWarning && ev.Reason == "ProvisioningFailed" {
+				t.Errorf("a wait reported as a Warning: %q", ev.Message)
+			}
+		}
+	}
 	// The backend finishes the first call CreateDelay after it started,
 	// whatever became of its caller; the next attempt then finds that volume
 	// by name at once instead of making another.
