@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/record"
+	k8smetrics "k8s.io/component-base/metrics"
 	"k8s.io/klog/v2"
 	libcontroller "sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 
@@ -44,6 +45,8 @@ type controllers struct {
 	workers []worker
 	// provisioning runs last, in run's goroutine.
 	provisioning *libcontroller.ProvisionController
+	// leading is 1 while run runs, 0 before and after.
+	leading k8smetrics.GaugeMetric
 }
 
 // newControllers builds every controller, each from what it reads.
@@ -62,6 +65,9 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 	// One tracker of CreateVolume calls, which the provisioner writes and
 	// the claim protection controller reads.
 	calls := provisionstate.NewTracker()
+	// The driver's refusals, which the provisioner records for the claim
+	// conditions controller; nil with its gate off.
+	driverErrors := newDriverErrors(cfg)
 	bin := newBin(cfg, claims, classes)
 
 	sources, err := newDataSources(ctx, dataSourcesOptions{
@@ -77,7 +83,7 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 		Client: clients.core, ProtectionClient: clients.protection, SnapshotClient: clients.snapshots,
 		EventRecorder: o.EventRecorder, Metrics: metrics.provisioner, Calls: calls, DataSources: sources, Topology: topology,
 		Factory: factory, Claims: claims, Volumes: volumes, Classes: classes,
-		RecycleBin: bin,
+		RecycleBin: bin, DriverErrors: driverErrorRecorder(driverErrors),
 	})
 	if err != nil {
 		return nil, err
@@ -96,6 +102,13 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 	claimProtection, err := newClaimProtection(claimProtectionOptions{
 		Config: cfg, Client: clients.protection, Claims: claims, Volumes: volumes, Calls: calls, Provisioner: provisioner,
 		ProvisioningProtection: feats.ProvisioningProtection, Local: o.Local, EventRecorder: o.EventRecorder, Metrics: metrics.claimProtection,
+	})
+	if err != nil {
+		return nil, err
+	}
+	claimConditions, err := newClaimConditions(logger, claimConditionsOptions{
+		Config: cfg, Client: clients.protection, Driver: drv, Claims: claims, Classes: classes,
+		Calls: calls, DriverErrors: driverErrors, Provisioner: provisioner, Local: o.Local, Registry: metrics.registry,
 	})
 	if err != nil {
 		return nil, err
@@ -138,6 +151,7 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 		// what each reads, which also keeps the start-up logs in order.
 		workers: []worker{
 			claimProtection,
+			claimConditions,
 			sources.snapshotProtection,
 			pvProtection,
 			pvcProtection,
@@ -147,6 +161,7 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 			capacityTracking.worker(),
 		},
 		provisioning: provisioning,
+		leading:      leadingGauge(metrics, drv.Name),
 	}, nil
 }
 
@@ -154,6 +169,8 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 // they have stopped.
 func (c *controllers) run(ctx context.Context) {
 	logger := klog.FromContext(ctx)
+	c.leading.Set(1)
+	defer c.leading.Set(0)
 
 	c.factory.Start(ctx.Done())
 	c.dataSources.start(ctx)

@@ -8,6 +8,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/csi-protect/external-provisioner/pkg/claimconditions"
 	"github.com/csi-protect/external-provisioner/pkg/pvcprotection"
 )
 
@@ -66,13 +67,19 @@ func stripUnreadMetadata(obj any) (any, error) {
 	return obj, nil
 }
 
-// trimClaimStatus keeps the phase, the only part of a claim's status any
-// controller here reads (Bound or not); capacity, access modes, conditions
-// and resize state are the binder's and the resizer's. A claim is only ever
+// trimClaimStatus keeps the phase, the part of a claim's status the
+// controllers here read (Bound or not), and the claim conditions
+// controller's own condition (gate ClaimConditions), which it compares
+// before it writes; capacity, access modes, the other conditions and
+// resize state are the binder's and the resizer's. A claim is only ever
 // written with an update of its main resource, which leaves its status as
-// it is in the API, so the trimmed copy never erases anything.
+// it is in the API, or with a patch of that one condition of its status,
+// so the trimmed copy never erases anything.
 func trimClaimStatus(claim *v1.PersistentVolumeClaim) {
-	claim.Status = v1.PersistentVolumeClaimStatus{Phase: claim.Status.Phase}
+	claim.Status = v1.PersistentVolumeClaimStatus{
+		Phase:      claim.Status.Phase,
+		Conditions: claimconditions.Owned(claim.Status.Conditions),
+	}
 }
 
 // trimVolume drops what no controller here reads from a PV: the volume

@@ -8,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/csi-protect/external-provisioner/pkg/claimconditions"
 )
 
 func TestStripManagedFields(t *testing.T) {
@@ -84,6 +86,28 @@ func TestCachedClaimsKeepOnlyTheirPhase(t *testing.T) {
 	}
 	if got.Spec.VolumeName != "pv-1" {
 		t.Errorf("the spec must stay whole, got %+v", got.Spec)
+	}
+}
+
+// The claim conditions controller's own condition stays in the cache, so
+// that it writes only what differs; every other condition goes.
+func TestCachedClaimsKeepTheClaimConditionsControllersCondition(t *testing.T) {
+	own := v1.PersistentVolumeClaimCondition{Type: claimconditions.ConditionType, Status: v1.ConditionTrue, Reason: claimconditions.ReasonProvisioning, Message: "CreateVolume is running"}
+	claim := &v1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: "data"},
+		Status: v1.PersistentVolumeClaimStatus{
+			Phase:       v1.ClaimPending,
+			AccessModes: []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce},
+			Conditions:  []v1.PersistentVolumeClaimCondition{{Type: v1.PersistentVolumeClaimResizing}, own},
+		},
+	}
+	out, err := trimForCache(claim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := v1.PersistentVolumeClaimStatus{Phase: v1.ClaimPending, Conditions: []v1.PersistentVolumeClaimCondition{own}}
+	if got := out.(*v1.PersistentVolumeClaim).Status; !equality.Semantic.DeepEqual(got, want) {
+		t.Errorf("status %+v, want %+v", got, want)
 	}
 }
 

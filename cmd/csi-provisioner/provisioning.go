@@ -124,6 +124,9 @@ type provisionerOptions struct {
 	Classes storageinformers.StorageClassInformer
 	// RecycleBin keeps released volumes (--volume-retention).
 	RecycleBin *recyclebin.Bin
+	// DriverErrors records the driver's refusals for the claim conditions
+	// controller; nil with its gate off.
+	DriverErrors controller.DriverErrorRecorder
 }
 
 // newProvisioner builds the CSI provisioner and the event handlers it
@@ -144,6 +147,7 @@ func newProvisioner(logger klog.Logger, o provisionerOptions) (*controller.Provi
 		CSIClient:                   csi.NewControllerClient(o.Driver.Conn),
 		EventRecorder:               o.EventRecorder,
 		Calls:                       o.Calls,
+		DriverErrors:                o.DriverErrors,
 		SnapshotClient:              o.SnapshotClient,
 		ProtectSnapshotSources:      o.DataSources.protectSnapshots,
 		SnapshotReaders:             o.DataSources.readers,

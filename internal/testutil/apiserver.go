@@ -68,13 +68,14 @@ func resourceOf(obj runtime.Object) (schema.GroupVersionResource, error) {
 
 // ServerSemantics makes every resource of a fake behave as on a real API
 // server where it matters: a create gets a UID and a resourceVersion; every
-// write bumps the resourceVersion; an update, or a merge patch that carries
-// metadata.resourceVersion or metadata.uid, fails with 409 Conflict when
-// they do not match, as do delete preconditions; a delete of an object with
-// finalizers only sets its deletionTimestamp, and an object being deleted
-// goes when its last finalizer does; no finalizer can be added to an object
-// being deleted. The plain fakes do none of this. LIST then WATCH loses no
-// change in between: the tracker replays what is newer than the list.
+// write bumps the resourceVersion; an update, or a merge or strategic-merge
+// patch that carries metadata.resourceVersion or metadata.uid, fails with
+// 409 Conflict when they do not match, as do delete preconditions; a
+// delete of an object with finalizers only sets its deletionTimestamp, and
+// an object being deleted goes when its last finalizer does; no finalizer
+// can be added to an object being deleted. The plain fakes do none of
+// this. LIST then WATCH loses no change in between: the tracker replays
+// what is newer than the list.
 func ServerSemantics(f *k8stesting.Fake, tracker k8stesting.ObjectTracker, opts APIServerOptions) {
 	s := &server{tracker: tracker, opts: opts}
 	f.PrependReactor("*", "*", s.react)
@@ -138,7 +139,7 @@ func (s *server) react(action k8stesting.Action) (bool, runtime.Object, error) {
 			return true, nil, err
 		}
 		cm, _ := meta.Accessor(cur)
-		if a.PatchType == types.MergePatchType {
+		if a.PatchType == types.MergePatchType || a.PatchType == types.StrategicMergePatchType {
 			var pinned struct {
 				Metadata struct {
 					ResourceVersion string    `json:"resourceVersion"`

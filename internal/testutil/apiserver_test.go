@@ -98,3 +98,27 @@ func TestInformerFollowsTheServersWrites(t *testing.T) {
 		return err == nil && c.Labels["seen"] == "yes"
 	})
 }
+
+// A strategic-merge patch of a status subresource is pinned as a merge
+// patch is, and changes the status alone.
+func TestPinnedStrategicMergePatchOfStatusConflictsOnAStaleVersion(t *testing.T) {
+	ctx := context.Background()
+	c := claim()
+	c.Status.Conditions = []v1.PersistentVolumeClaimCondition{{Type: v1.PersistentVolumeClaimResizing, Status: v1.ConditionTrue}}
+	client := NewClientsetWithOptions(APIServerOptions{StatusSubresources: []string{"persistentvolumeclaims"}}, c)
+	claims := client.CoreV1().PersistentVolumeClaims("apps")
+	got, _ := claims.Get(ctx, "db", metav1.GetOptions{})
+	patch := func(rv string) string {
+		return `{"metadata":{"resourceVersion":"` + rv + `","labels":{"x":"y"}},"status":{"conditions":[{"type":"Mine","status":"True"}]}}`
+	}
+	if _, err := claims.Patch(ctx, "db", types.StrategicMergePatchType, []byte(patch("1")), metav1.PatchOptions{}, "status"); !apierrors.IsConflict(err) {
+		t.Errorf("stale version: %v", err)
+	}
+	patched, err := claims.Patch(ctx, "db", types.StrategicMergePatchType, []byte(patch(got.ResourceVersion)), metav1.PatchOptions{}, "status")
+	if err != nil {
+		t.Fatalf("fresh patch: %v", err)
+	}
+	if len(patched.Status.Conditions) != 2 || len(patched.Labels) != 0 {
+		t.Errorf("conditions %+v, labels %v; want both conditions and no label from a status patch", patched.Status.Conditions, patched.Labels)
+	}
+}

@@ -257,5 +257,6 @@ var metaLabelSelector = metav1.LabelSelector{MatchLabels: map[string]string{"app
 func registryOf(m *Metrics) metrics.KubeRegistry {
 	r := metrics.NewKubeRegistry()
 	r.MustRegister(m.Registerables()...)
+	r.CustomMustRegister(m.Collectors()...)
 	return r
 }

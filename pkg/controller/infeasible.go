@@ -130,22 +130,32 @@ func (s *infeasibleHolds) start(logger klog.Logger, claim *v1.PersistentVolumeCl
 // upstream, a claim whose class is missing is not held (the library fails
 // on the missing class), and a class of another UID ends the hold.
 func (s *infeasibleHolds) holding(claim *v1.PersistentVolumeClaim, classes storagelisters.StorageClassLister) (time.Duration, bool) {
+	until, held := s.until(claim, classes)
+	if !held {
+		return 0, false
+	}
+	return until.Sub(s.clock.Now()), true
+}
+
+// until tells whether claim is held, as holding does, and until when: the
+// very time the hold was given, so that a reader reporting it reports the
+// same time each time it asks.
+func (s *infeasibleHolds) until(claim *v1.PersistentVolumeClaim, classes storagelisters.StorageClassLister) (time.Time, bool) {
 	s.mu.Lock()
 	h := s.held[claim.UID]
 	s.mu.Unlock()
 	if h == nil {
-		return 0, false
+		return time.Time{}, false
 	}
 	class, err := classes.Get(h.class)
 	if err != nil {
-		return 0, false
+		return time.Time{}, false
 	}
-	remaining := h.until.Sub(s.clock.Now())
-	if class.UID != h.classUID || remaining <= 0 {
+	if class.UID != h.classUID || !h.until.After(s.clock.Now()) {
 		s.stop(h)
-		return 0, false
+		return time.Time{}, false
 	}
-	return remaining, true
+	return h.until, true
 }
 
 // release ends the hold of a claim, if any.

@@ -71,6 +71,10 @@ type Options struct {
 	EventRecorder record.EventRecorder
 	// Calls records CreateVolume calls for the claim protection controller.
 	Calls CallTracker
+	// DriverErrors, if set, records how the driver last refused each
+	// claim's CreateVolume, for the claim conditions controller (gate
+	// ClaimConditions); nil records nothing.
+	DriverErrors DriverErrorRecorder
 
 	ClaimLister  corelisters.PersistentVolumeClaimLister
 	VolumeLister corelisters.PersistentVolumeLister

@@ -22,12 +22,16 @@ import (
 // Every error before CreateVolume returns ProvisioningNoChange: a previous
 // call may still be running in the driver, and only a driver answer may say
 // that nothing is being created. An infeasible answer (InvalidArgument)
-// holds the claim back, see holdInfeasible.
+// holds the claim back, see holdInfeasible. A failure that is a wait is
+// noted, so that the library's event of it is Normal (see isWait).
 func (p *Provisioner) Provision(ctx context.Context, o controller.ProvisionOptions) (*v1.PersistentVolume, controller.ProvisioningState, error) {
 	pv, state, err := p.provision(ctx, o)
 	if o.PVC == nil {
 		return pv, state, err
 	}
+	// Recorded on return, once an infeasible hold is in place: the
+	// record's notice is what tells the hold to its readers.
+	defer p.recordDriverOutcome(o.PVC, pv, err)
 	if state != controller.ProvisioningReschedule {
 		// Only the library's reschedule update may use it.
 		p.finalizerWrites.forget(o.PVC.UID)
@@ -35,6 +39,7 @@ func (p *Provisioner) Provision(ctx context.Context, o controller.ProvisionOptio
 	if state == controller.ProvisioningFinished && o.StorageClass != nil && isInfeasible(err) {
 		return nil, state, p.holdInfeasible(ctx, o.PVC, o.StorageClass, err)
 	}
+	p.noteWait(ctx, o.PVC.UID, reasonProvisioningFailed, err)
 	return pv, state, err
 }
 
@@ -102,7 +107,7 @@ func (p *Provisioner) provision(ctx context.Context, o controller.ProvisionOptio
 
 	previous, ok := p.calls.Begin(claim.UID)
 	if !ok {
-		return nil, controller.ProvisioningNoChange, fmt.Errorf("another CreateVolume for claim %s is running", klog.KObj(claim))
+		return nil, controller.ProvisioningNoChange, &callRunningError{claim: klog.KObj(claim).String()}
 	}
 	outcome := previous
 	defer func() { p.calls.End(claim.UID, outcome) }()

@@ -38,6 +38,9 @@ type Provisioner struct {
 	// finalizerWrites serve the library's reschedule (reschedule.go).
 	finalizerWrites *finalizerWrites
 	namer           *volumename.Namer
+	// waits note the failures that are waits, for the library's events
+	// of them (waits.go).
+	waits *waitNotes
 }
 
 var (
@@ -99,9 +102,10 @@ func New(opts Options) (*Provisioner, error) {
 	p := &Provisioner{
 		opts: opts, calls: opts.Calls, metrics: metrics, deleted: newDeletedVolumes(deletedVolumesKept),
 		claimHandlers: &libraryHandlers{}, volumeHandlers: &libraryHandlers{}, finalizerWrites: newFinalizerWrites(),
-		namer: namer,
+		namer: namer, waits: newWaitNotes(opts.Clock, noteKept, notesKept),
 	}
 	p.infeasible = newInfeasibleHolds(opts.Clock, opts.RetryIntervalMax, p.requeue)
+	metrics.PendingClaims.track(p)
 	if nd := opts.NodeDeployment; nd != nil {
 		p.node = newNodeDeployment(opts.DriverName, *nd)
 	}

@@ -53,6 +53,12 @@ const (
 
 	// LocalVolumeCleanup cleans up volumes on node-local storage.
 	LocalVolumeCleanup featuregate.Feature = "LocalVolumeCleanup"
+
+	// ClaimConditions reports on a pending claim's status, as a condition,
+	// what the sidecar is doing for it or waiting for (pkg/claimconditions).
+	// It writes persistentvolumeclaims/status, which upstream's RBAC does
+	// not grant.
+	ClaimConditions featuregate.Feature = "ClaimConditions"
 )
 
 // specs is every gate this binary knows.
@@ -72,6 +78,7 @@ var specs = map[featuregate.Feature]featuregate.FeatureSpec{
 	PVProtection:           {Default: false, PreRelease: featuregate.Alpha},
 	PVCProtection:          {Default: false, PreRelease: featuregate.Alpha},
 	LocalVolumeCleanup:     {Default: false, PreRelease: featuregate.Alpha},
+	ClaimConditions:        {Default: false, PreRelease: featuregate.Alpha},
 }
 
 // New returns a fresh gate with every known feature at its default, and

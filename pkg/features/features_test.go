@@ -18,6 +18,7 @@ func TestDefaults(t *testing.T) {
 		PVProtection:                   false,
 		PVCProtection:                  false,
 		LocalVolumeCleanup:             false,
+		ClaimConditions:                false,
 	}
 	for f, on := range want {
 		if got := gate.Enabled(f); got != on {
@@ -37,6 +38,7 @@ func TestMaturity(t *testing.T) {
 		PVProtection:                   {Default: false, PreRelease: featuregate.Alpha},
 		PVCProtection:                  {Default: false, PreRelease: featuregate.Alpha},
 		LocalVolumeCleanup:             {Default: false, PreRelease: featuregate.Alpha},
+		ClaimConditions:                {Default: false, PreRelease: featuregate.Alpha},
 	}
 	for f, w := range want {
 		got, ok := all[f]

@@ -43,6 +43,9 @@ type Tracker struct {
 	mu          sync.Mutex
 	states      map[types.UID]CallState
 	subscribers []func(uid types.UID)
+	// beginSubscribers are told of calls that start: a claim's reported
+	// state (pkg/claimconditions) changes then, its protection does not.
+	beginSubscribers []func(uid types.UID)
 }
 
 // NewTracker returns a tracker that knows of no call.
@@ -55,12 +58,17 @@ func NewTracker() *Tracker {
 // is running in this process.
 func (t *Tracker) Begin(uid types.UID) (CallState, bool) {
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	previous := t.states[uid]
 	if previous == Calling {
+		t.mu.Unlock()
 		return previous, false
 	}
 	t.states[uid] = Calling
+	subscribers := t.beginSubscribers
+	t.mu.Unlock()
+	for _, notify := range subscribers {
+		notify(uid)
+	}
 	return previous, true
 }
 
@@ -101,4 +109,13 @@ func (t *Tracker) Subscribe(fn func(uid types.UID)) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.subscribers = append(t.subscribers, fn)
+}
+
+// SubscribeBegin has fn called, outside the tracker's lock, after every
+// Begin that starts a call. Subscribe of End alone leaves these out: claim
+// protection has nothing to do when a call starts.
+func (t *Tracker) SubscribeBegin(fn func(uid types.UID)) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.beginSubscribers = append(t.beginSubscribers, fn)
 }

@@ -50,3 +50,25 @@ func TestForgetKeepsARunningCall(t *testing.T) {
 		t.Error("Forget kept a finished call")
 	}
 }
+
+func TestBeginTellsItsOwnSubscribersOnlyOfCallsThatStart(t *testing.T) {
+	tr := NewTracker()
+	var begun, ended []types.UID
+	tr.SubscribeBegin(func(uid types.UID) {
+		// Told outside the lock: the state is readable from here.
+		if tr.State(uid) != Calling {
+			t.Errorf("told of %s before it was Calling", uid)
+		}
+		begun = append(begun, uid)
+	})
+	tr.Subscribe(func(uid types.UID) { ended = append(ended, uid) })
+	tr.Begin("a")
+	tr.Begin("a") // refused: no second notice
+	if len(begun) != 1 || begun[0] != "a" || len(ended) != 0 {
+		t.Errorf("begun %v, ended %v; want [a], []", begun, ended)
+	}
+	tr.End("a", Final)
+	if len(begun) != 1 || len(ended) != 1 {
+		t.Errorf("after End: begun %v, ended %v", begun, ended)
+	}
+}

@@ -27,6 +27,10 @@ const RBACManifest = "deploy/kubernetes/rbac.yaml"
 // controller.
 const VolumeProtectionRBACManifest = "deploy/kubernetes/rbac-volume-protection.yaml"
 
+// ClaimConditionsRBACManifest is the extra RBAC of the claim conditions
+// controller (gate ClaimConditions): patch on persistentvolumeclaims/status.
+const ClaimConditionsRBACManifest = "deploy/kubernetes/rbac-claim-conditions.yaml"
+
 // CapacityRBACManifest is the extra RBAC of capacity tracking
 // (--enable-capacity), for the stack's namespace.
 const CapacityRBACManifest = "deploy/kubernetes/rbac-capacity.yaml"

@@ -1,0 +1,78 @@
+package claimconditions
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+)
+
+// conditionPatch is the strategic-merge patch of a claim's status that sets
+// cond, or removes the condition of ConditionType when cond is nil, and
+// nothing else. A claim's status.conditions merge by type, so the other
+// conditions (Resizing, ModifyingVolume, ...) stay as they are; the rest of
+// the status is not in the patch. The patch carries the claim's
+// resourceVersion and UID: the API server refuses it with 409 Conflict
+// when the claim changed since the copy it was decided on (a patch that
+// sets a resourceVersion is checked against it, as an update is), or was
+// replaced by another of the same name.
+//
+// Never an update of the status: the claim cache keeps only the phase and
+// this condition of a claim's status (cmd/csi-provisioner/informers.go),
+// and an update of that copy would erase the rest (capacity, access modes,
+// allocatedResources, the resizer's conditions).
+func conditionPatch(claim *v1.PersistentVolumeClaim, cond *v1.PersistentVolumeClaimCondition) ([]byte, error) {
+	if claim.ResourceVersion == "" {
+		return nil, fmt.Errorf("claim %s/%s has no resourceVersion to patch against", claim.Namespace, claim.Name)
+	}
+	entry := map[string]any{"type": ConditionType, "$patch": "delete"}
+	if cond != nil {
+		// Spelled out rather than marshalled: an unset lastProbeTime
+		// would be sent as null.
+		entry = map[string]any{
+			"type":               cond.Type,
+			"status":             cond.Status,
+			"reason":             cond.Reason,
+			"message":            cond.Message,
+			"lastTransitionTime": cond.LastTransitionTime,
+		}
+	}
+	return json.Marshal(map[string]any{
+		"metadata": map[string]any{
+			"resourceVersion": claim.ResourceVersion,
+			"uid":             claim.UID,
+		},
+		"status": map[string]any{
+			"conditions": []any{entry},
+		},
+	})
+}
+
+// patchStatus sends a patch of the claim's status subresource.
+func patchStatus(ctx context.Context, client kubernetes.Interface, claim *v1.PersistentVolumeClaim, patch []byte) error {
+	_, err := client.CoreV1().PersistentVolumeClaims(claim.Namespace).Patch(ctx, claim.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
+	if apierrors.IsForbidden(err) {
+		// The usual cause on a fresh install: the opt-in manifest is
+		// missing.
+		return fmt.Errorf("the RBAC rules must allow patch on persistentvolumeclaims/status (deploy/kubernetes/rbac-claim-conditions.yaml): %w", err)
+	}
+	return err
+}
+
+// resultOf is the result label of a write's error.
+func resultOf(err error) string {
+	switch {
+	case err == nil:
+		return ResultSuccess
+	case apierrors.IsConflict(err):
+		return ResultConflict
+	case apierrors.IsNotFound(err):
+		return ResultNotFound
+	}
+	return ResultError
+}
