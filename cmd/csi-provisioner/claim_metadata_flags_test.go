@@ -49,10 +49,7 @@ func TestVolumeNameTemplatesThatNameEveryClaimApartAreAccepted(t *testing.T) {
 }
 
 func TestBadClaimMetadataFlagsAreRefused(t *testing.T) {
-	tests := []struct {
-		args []string
-		flag string
-	}{
+	tests := []refusal{
 		// Two claims could get one name, and share one backend volume.
 		{[]string{"--volume-name-template={{.Name}}"}, "--volume-name-template"},
 		{[]string{"--volume-name-template={{.Namespace}}-{{.Name}}"}, "--volume-name-template"},
@@ -81,20 +78,7 @@ func TestBadClaimMetadataFlagsAreRefused(t *testing.T) {
 		{[]string{"--claim-labels-to-volume=example..com/*"}, "--claim-labels-to-volume"},
 		{[]string{"--claim-parameter-templates=maybe"}, "--claim-parameter-templates"},
 	}
-	for _, tc := range tests {
-		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			_, err := parseFlags(tc.args)
-			if err == nil {
-				t.Fatal("accepted")
-			}
-			if !strings.Contains(err.Error(), tc.flag) {
-				t.Errorf("%q does not name %s", err, tc.flag)
-			}
-			if strings.Contains(err.Error(), "\n") {
-				t.Errorf("%q is not one line", err)
-			}
-		})
-	}
+	requireRefused(t, tests)
 }
 
 // A template's names are cut to the maximum length with a 16-digit hash:

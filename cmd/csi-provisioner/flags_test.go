@@ -329,11 +329,33 @@ func TestCapacityTrackingIsAccepted(t *testing.T) {
 	}
 }
 
+// refusal is a command line that must be refused with one line naming
+// flag.
+type refusal struct {
+	args []string
+	flag string
+}
+
+func requireRefused(t *testing.T, tests []refusal) {
+	t.Helper()
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			_, err := parseFlags(tc.args)
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			if !strings.Contains(err.Error(), tc.flag) {
+				t.Errorf("%q does not name %s", err, tc.flag)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("%q is not one line", err)
+			}
+		})
+	}
+}
+
 func TestBadValues(t *testing.T) {
-	tests := []struct {
-		args []string
-		flag string
-	}{
+	tests := []refusal{
 		{[]string{"--worker-threads=-1"}, "--worker-threads"},
 		{[]string{"--worker-threads=many"}, "--worker-threads"},
 		{[]string{"--cloning-protection-threads=-3"}, "--cloning-protection-threads"},
@@ -373,20 +395,7 @@ func TestBadValues(t *testing.T) {
 		{[]string{"--connection-timeout=15s"}, "--connection-timeout"},
 		{[]string{"--timeout"}, "--timeout"},
 	}
-	for _, tc := range tests {
-		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			_, err := parseFlags(tc.args)
-			if err == nil {
-				t.Fatal("accepted")
-			}
-			if !strings.Contains(err.Error(), tc.flag) {
-				t.Errorf("%q does not name %s", err, tc.flag)
-			}
-			if strings.Contains(err.Error(), "\n") {
-				t.Errorf("%q is not one line", err)
-			}
-		})
-	}
+	requireRefused(t, tests)
 }
 
 func TestLeaseTimingsOnlyCheckedWithLeaderElection(t *testing.T) {
