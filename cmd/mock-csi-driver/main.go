@@ -37,6 +37,13 @@ func main() {
 		cfg.Faults.FailureCode = code
 		return err
 	})
+	flag.Float64Var(&cfg.Faults.RateLimit.Limit, "api-rate-limit", 0, "throttle the backend's API like a cloud's: past this many CreateVolume/DeleteVolume/CreateSnapshot/DeleteSnapshot calls a second, fail them at once with --api-rate-code (0: no limit)")
+	flag.IntVar(&cfg.Faults.RateLimit.Burst, "api-rate-burst", 0, "calls the --api-rate-limit lets in at once (0: the limit, at least 1)")
+	flag.Func("api-rate-code", "gRPC code of throttled calls, e.g. ResourceExhausted, Unavailable (default ResourceExhausted)", func(name string) error {
+		code, err := mockdriver.ParseCode(name)
+		cfg.Faults.RateLimit.Code = code
+		return err
+	})
 	flag.IntVar(&cfg.Faults.ExitAfterCalls, "exit-after-calls", 0, "exit with status 2, without replying, after performing the Nth CreateVolume/DeleteVolume/CreateSnapshot/DeleteSnapshot call (0: never)")
 	flag.Parse()
 	cfg.DisableSnapshots = !*snapshots

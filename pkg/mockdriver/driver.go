@@ -102,6 +102,11 @@ type Driver struct {
 	// also after its caller gave up (Faults.CreateOutlivesCaller).
 	creating sync.Map
 
+	// quota throttles the storage-changing calls (Faults.RateLimit); nil
+	// for none. throttled counts the calls it refused.
+	quota     *apiQuota
+	throttled atomic.Int64
+
 	// mutatingCalls counts CreateVolume, DeleteVolume, CreateSnapshot and
 	// DeleteSnapshot calls for Faults.ExitAfterCalls.
 	mutatingCalls atomic.Int64
@@ -155,6 +160,7 @@ func New(cfg Config) (*Driver, error) {
 		pools:         maps.Clone(cfg.Pools),
 		maxVolumeSize: cfg.MaxVolumeSize,
 		faults:        faults,
+		quota:         newAPIQuota(faults.RateLimit),
 		snapshots:     !cfg.DisableSnapshots,
 		modifyVolume:  !cfg.DisableModifyVolume,
 		state:         newState(),
@@ -175,6 +181,9 @@ func New(cfg Config) (*Driver, error) {
 	}
 	return d, nil
 }
+
+// Throttled is how many calls the API rate limit refused.
+func (d *Driver) Throttled() int64 { return d.throttled.Load() }
 
 // Name is the driver name reported by GetPluginInfo.
 func (d *Driver) Name() string { return d.name }

@@ -44,6 +44,8 @@ type Faults struct {
 	// after doing the work. That call is never failed by FailureRate, so
 	// the work is always done.
 	ExitAfterCalls int
+	// RateLimit throttles the backend's API, see APIRateLimit.
+	RateLimit APIRateLimit
 	// Rand decides injected failures; set it for deterministic tests.
 	// Defaults to a randomly seeded source.
 	Rand Rand
@@ -87,6 +89,11 @@ func (f Faults) withDefaults() (Faults, error) {
 	if f.ExitAfterCalls < 0 {
 		return f, errors.New("invalid exit-after-calls: must not be negative")
 	}
+	limit, err := f.RateLimit.withDefaults()
+	if err != nil {
+		return f, err
+	}
+	f.RateLimit = limit
 	if f.Rand == nil {
 		f.Rand = globalRand{}
 	}
@@ -121,6 +128,10 @@ func normaliseCodeName(s string) string {
 // DeleteSnapshot operation with the configured faults.
 func runFaulted[T any](ctx context.Context, d *Driver, delay time.Duration, op func() (T, error)) (T, error) {
 	var zero T
+	if err := d.quota.admit(); err != nil {
+		d.throttled.Add(1)
+		return zero, err
+	}
 	n := d.mutatingCalls.Add(1)
 	crash := d.faults.ExitAfterCalls > 0 && n == int64(d.faults.ExitAfterCalls)
 

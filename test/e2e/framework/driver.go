@@ -44,6 +44,12 @@ type DriverOptions struct {
 	// the driver's default is Unavailable).
 	FailureRate float64
 	FailureCode string
+	// APIRateLimit throttles the backend's API past that many storage
+	// calls a second, with bursts of APIRateBurst, failing the others with
+	// APIRateCode (ResourceExhausted when empty); 0 is no limit.
+	APIRateLimit float64
+	APIRateBurst int
+	APIRateCode  string
 	// ExitAfterCalls makes the driver exit, without replying, after
 	// performing the Nth CreateVolume, DeleteVolume, CreateSnapshot or
 	// DeleteSnapshot (counted together: with snapshots on, csi-snapshotter's
@@ -103,6 +109,15 @@ func (o DriverOptions) args(socket, stateFile string) []string {
 	}
 	if o.FailureCode != "" {
 		args = append(args, "--failure-code="+o.FailureCode)
+	}
+	if o.APIRateLimit > 0 {
+		args = append(args, "--api-rate-limit="+strconv.FormatFloat(o.APIRateLimit, 'g', -1, 64))
+	}
+	if o.APIRateBurst > 0 {
+		args = append(args, "--api-rate-burst="+strconv.Itoa(o.APIRateBurst))
+	}
+	if o.APIRateCode != "" {
+		args = append(args, "--api-rate-code="+o.APIRateCode)
 	}
 	if o.ExitAfterCalls > 0 {
 		args = append(args, "--exit-after-calls="+strconv.Itoa(o.ExitAfterCalls))
