@@ -13,6 +13,7 @@ import (
 	"k8s.io/klog/v2/ktesting"
 
 	"github.com/csi-protect/external-provisioner/internal/reconcile"
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 // Node and CSINode events go on the topology's own queue, as one key for
@@ -98,6 +99,9 @@ func TestNodeTopologyQueuesOneKeyAndTellsOnlyChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	next(2)
+	// The listing that found the segment may be read before the sync that
+	// made it has told: wait for the telling, then check it was once.
+	testutil.Eventually(t, 10*time.Second, "told of the new segment", func() bool { return told.Load() >= 2 })
 	if got := told.Load(); got != 2 {
 		t.Errorf("told %d times after a new segment, want 2", got)
 	}

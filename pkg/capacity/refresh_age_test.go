@@ -52,13 +52,15 @@ func TestOldestRefreshAge(t *testing.T) {
 	}
 	f.start()
 	f.waitFor("two objects", func(objs []storagev1.CSIStorageCapacity) bool { return len(objs) == 2 })
+	// n2 fails from now on, before the clock moves: a sync of n2 still
+	// queued from the start then cannot refresh it later than now.
+	failing.fail(true)
 	clock.step(10 * time.Minute)
 	if got := age(); got != 600 {
 		t.Fatalf("age %v ten minutes after the refresh, want 600", got)
 	}
 
-	// n2 fails from now on: a refresh brings n1 back to 0, n2 keeps aging.
-	failing.fail(true)
+	// A refresh brings n1 back to 0; n2 keeps aging.
 	f.ctrl.RefreshClass("late")
 	testutil.Eventually(t, 10*time.Second, "a failed GetCapacity of n2", func() bool { return failing.failures() > 0 })
 	if got := age(); got != 600 {
