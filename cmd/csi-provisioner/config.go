@@ -81,8 +81,11 @@ type config struct {
 	// claimParameterTemplates renders claim tokens in driver parameters;
 	// claimLabelsToVolume lists the claim label keys (and prefixes) a new
 	// PV gets.
-	claimParameterTemplates   bool
-	claimLabelsToVolume       []string
+	claimParameterTemplates bool
+	claimLabelsToVolume     []string
+	// adaptiveConcurrency bounds CreateVolume and DeleteVolume calls in
+	// flight by the backend's answers (pkg/adaptive).
+	adaptiveConcurrency       bool
 	extraCreateMetadata       bool
 	strictTopology            bool
 	immediateTopology         bool

@@ -83,7 +83,7 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 		Client: clients.core, ProtectionClient: clients.protection, SnapshotClient: clients.snapshots,
 		EventRecorder: o.EventRecorder, Metrics: metrics.provisioner, Calls: calls, DataSources: sources, Topology: topology,
 		Factory: factory, Claims: claims, Volumes: volumes, Classes: classes,
-		RecycleBin: bin, DriverErrors: driverErrorRecorder(driverErrors),
+		RecycleBin: bin, DriverErrors: driverErrorRecorder(driverErrors), AdaptiveMetrics: metrics.adaptive,
 	})
 	if err != nil {
 		return nil, err

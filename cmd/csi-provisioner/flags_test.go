@@ -97,6 +97,7 @@ var ownDefaults = map[string]string{
 	"volume-name-template":         "",
 	"volume-name-max-length":       "63",
 	"claim-parameter-templates":    "false",
+	"adaptive-concurrency":         "false",
 	"claim-labels-to-volume":       "",
 }
 

@@ -9,6 +9,7 @@ import (
 	_ "k8s.io/component-base/metrics/prometheus/workqueue"               // work queue metrics in the legacy registry
 	libmetrics "sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller/metrics"
 
+	"github.com/csi-protect/external-provisioner/pkg/adaptive"
 	"github.com/csi-protect/external-provisioner/pkg/claimprotection"
 	"github.com/csi-protect/external-provisioner/pkg/controller"
 	"github.com/csi-protect/external-provisioner/pkg/localvolume/cleanup"
@@ -34,6 +35,7 @@ type runMetrics struct {
 	snapshotProtection *snapshotprotection.Metrics
 	orphanAudit        *orphanaudit.Metrics
 	recycleBin         *recyclebin.Metrics
+	adaptive           *adaptive.Metrics
 	// leading is 1 while this replica runs the controllers (it holds the
 	// Lease, or runs without leader election), by driver: leader
 	// election's own gauge (leader_election_master_status) has no series
@@ -55,6 +57,7 @@ func newRunMetrics() *runMetrics {
 		snapshotProtection: snapshotprotection.NewMetrics(),
 		orphanAudit:        orphanaudit.NewMetrics(),
 		recycleBin:         recyclebin.NewMetrics(),
+		adaptive:           adaptive.NewMetrics(),
 		leading: k8smetrics.NewGaugeVec(&k8smetrics.GaugeOpts{
 			Namespace: "csi_provisioner", Subsystem: "leader_election", Name: "leading",
 			Help:           "1 while this replica runs the controllers for the driver: it holds the leader-election Lease, or runs without leader election; 0 while it waits for the Lease.",
@@ -77,6 +80,7 @@ func newRunMetrics() *runMetrics {
 	m.registry.MustRegister(m.snapshotProtection.Registerables()...)
 	m.registry.MustRegister(m.orphanAudit.Registerables()...)
 	m.registry.MustRegister(m.recycleBin.Registerables()...)
+	m.registry.MustRegister(m.adaptive.Registerables()...)
 	m.registry.MustRegister(m.leading)
 	// Gauges computed from the caches when scraped.
 	m.registry.CustomMustRegister(m.provisioner.Collectors()...)

@@ -22,6 +22,7 @@ import (
 	libcontroller "sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 	libmetrics "sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller/metrics"
 
+	"github.com/csi-protect/external-provisioner/pkg/adaptive"
 	"github.com/csi-protect/external-provisioner/pkg/capacity"
 	"github.com/csi-protect/external-provisioner/pkg/controller"
 	"github.com/csi-protect/external-provisioner/pkg/features"
@@ -127,6 +128,8 @@ type provisionerOptions struct {
 	// DriverErrors records the driver's refusals for the claim conditions
 	// controller; nil with its gate off.
 	DriverErrors controller.DriverErrorRecorder
+	// AdaptiveMetrics show the bound of --adaptive-concurrency.
+	AdaptiveMetrics *adaptive.Metrics
 }
 
 // newProvisioner builds the CSI provisioner and the event handlers it
@@ -144,7 +147,7 @@ func newProvisioner(logger klog.Logger, o provisionerOptions) (*controller.Provi
 		Identity:                    o.Identity,
 		Client:                      o.Client,
 		ProtectionClient:            o.ProtectionClient,
-		CSIClient:                   csi.NewControllerClient(o.Driver.Conn),
+		CSIClient:                   driverClient(cfg, o.Driver, o.AdaptiveMetrics),
 		EventRecorder:               o.EventRecorder,
 		Calls:                       o.Calls,
 		DriverErrors:                o.DriverErrors,
@@ -253,4 +256,19 @@ func newProvisionController(logger klog.Logger, o provisionControllerOptions) *l
 		// The in-tree plugin's classes, claims and PVs are this driver's too.
 		libcontroller.AdditionalProvisionerNames(additionalProvisionerNames(o.Driver.MigratedFrom)),
 	)
+}
+
+// driverClient is the provisioner's CSI controller client: with
+// --adaptive-concurrency its CreateVolume and DeleteVolume calls in flight
+// are bounded by what the backend takes, at most --worker-threads.
+func driverClient(cfg *config, drv *csiDriver, m *adaptive.Metrics) csi.ControllerClient {
+	client := csi.NewControllerClient(drv.Conn)
+	if !cfg.adaptiveConcurrency {
+		return client
+	}
+	var observe func(float64, int)
+	if m != nil {
+		observe = m.Observe
+	}
+	return adaptive.Client{ControllerClient: client, Limiter: adaptive.NewLimiter(int(cfg.provisioningThreads), observe)}
 }
