@@ -11,27 +11,10 @@ import (
 	"google.golang.org/grpc"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/component-base/metrics"
+	testclock "k8s.io/utils/clock/testing"
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
-
-// fakeClock is a settable clock for the refresh times.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) step(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 const metricOldestRefreshAge = "csi_provisioner_capacity_oldest_refresh_age_seconds"
 
@@ -40,7 +23,7 @@ const metricOldestRefreshAge = "csi_provisioner_capacity_oldest_refresh_age_seco
 // ages from when it was first queued.
 func TestOldestRefreshAge(t *testing.T) {
 	f := newFixture(t, fixtureOptions{objects: twoNodesAndClasses()})
-	clock := &fakeClock{now: time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)}
+	clock := testclock.NewFakePassiveClock(time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC))
 	f.ctrl.refreshes.now = clock.Now
 	failing := &failingCSI{CapacityClient: f.csi, segment: "n2"}
 	f.ctrl.opts.CSI = failing
@@ -55,7 +38,7 @@ func TestOldestRefreshAge(t *testing.T) {
 	// n2 fails from now on, before the clock moves: a sync of n2 still
 	// queued from the start then cannot refresh it later than now.
 	failing.fail(true)
-	clock.step(10 * time.Minute)
+	clock.SetTime(clock.Now().Add(10 * time.Minute))
 	if got := age(); got != 600 {
 		t.Fatalf("age %v ten minutes after the refresh, want 600", got)
 	}

@@ -3,36 +3,18 @@ package mockdriver
 import (
 	"fmt"
 	"math"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
 	"google.golang.org/grpc/codes"
+	testclock "k8s.io/utils/clock/testing"
 )
-
-// stepClock is a clock a test moves by hand.
-type stepClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *stepClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *stepClock) Step(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 // A throttled backend lets a burst in, then a call per 1/Limit seconds, and
 // answers the others at once with ResourceExhausted, doing nothing.
 func TestAPIRateLimitRefusesCallsPastTheQuota(t *testing.T) {
-	clock := &stepClock{now: time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)}
+	clock := testclock.NewFakePassiveClock(time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC))
 	td := startDriver(t, Config{Faults: Faults{RateLimit: APIRateLimit{Limit: 2, Burst: 2, Now: clock.Now}}})
 
 	vol := mustCreate(t, td, createReq("pvc-1", gib))
@@ -48,14 +30,14 @@ func TestAPIRateLimitRefusesCallsPastTheQuota(t *testing.T) {
 		t.Errorf("Throttled() = %d, want 2", n)
 	}
 
-	clock.Step(500 * time.Millisecond)
+	clock.SetTime(clock.Now().Add(500 * time.Millisecond))
 	mustCreate(t, td, createReq("pvc-3", gib))
 	_, err = td.controller.CreateVolume(callCtx(t), createReq("pvc-4", gib))
 	wantCode(t, err, codes.ResourceExhausted)
 }
 
 func TestAPIRateLimitCodeAndBurstDefaults(t *testing.T) {
-	clock := &stepClock{now: time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)}
+	clock := testclock.NewFakePassiveClock(time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC))
 	td := startDriver(t, Config{Faults: Faults{RateLimit: APIRateLimit{Limit: 0.5, Code: codes.Unavailable, Now: clock.Now}}})
 	mustCreate(t, td, createReq("pvc-1", gib))
 	_, err := td.controller.CreateVolume(callCtx(t), createReq("pvc-2", gib))
