@@ -266,9 +266,9 @@ func driverClient(cfg *config, drv *csiDriver, m *adaptive.Metrics) csi.Controll
 	if !cfg.adaptiveConcurrency {
 		return client
 	}
-	var observe func(float64, int)
+	var observe func(adaptive.State)
 	if m != nil {
 		observe = m.Observe
 	}
-	return adaptive.Client{ControllerClient: client, Limiter: adaptive.NewLimiter(int(cfg.provisioningThreads), observe)}
+	return adaptive.Client{ControllerClient: client, Limiter: adaptive.NewLimiter(adaptive.Options{Max: int(cfg.provisioningThreads), Observe: observe})}
 }

@@ -22,7 +22,7 @@ func (d throttlingDriver) DeleteVolume(context.Context, *csi.DeleteVolumeRequest
 }
 
 func TestTheClientBoundsCreateAndDeleteVolumeByTheBackendsAnswers(t *testing.T) {
-	l := NewLimiter(8, nil)
+	l, _ := newLimiter(8)
 	c := Client{ControllerClient: throttlingDriver{err: throttled}, Limiter: l}
 	if _, err := c.CreateVolume(context.Background(), &csi.CreateVolumeRequest{}); err != throttled {
 		t.Fatalf("CreateVolume = %v, want the driver's answer", err)

@@ -3,32 +3,58 @@ package adaptive
 import (
 	"context"
 	"sync"
+
+	"k8s.io/utils/clock"
 )
 
-// Limiter is an AIMD bound on calls in flight. Safe for concurrent use.
+// Options configure a Limiter.
+type Options struct {
+	// Max is where the bound starts and what it never exceeds, at least 1:
+	// the workers that could call.
+	Max int
+	// Observe, if set, is told the state whenever it changes.
+	Observe func(State)
+	// Clock is the real one when nil.
+	Clock clock.Clock
+}
+
+// State is what a Limiter allows at one moment.
+type State struct {
+	// Limit is the bound on calls in flight.
+	Limit float64
+	// InFlight are the calls admitted and not yet released.
+	InFlight int
+	// Pace is the calls a second that starts are spaced to; 0 while they
+	// are not.
+	Pace float64
+}
+
+// Limiter is an AIMD bound on calls in flight, with a pace of starts once
+// the backend has refused for load (see pace). Safe for concurrent use.
 type Limiter struct {
-	max float64
+	max     float64
+	clock   clock.Clock
+	observe func(State)
 
 	mu       sync.Mutex
 	limit    float64
 	inFlight int
+	pace     *pace
 	// epoch counts decreases: a call that started before the last one was
-	// part of the overload it answered, and does not halve the bound again.
+	// part of the overload it answered, and does not decrease again.
 	epoch uint64
 	// changed is closed, and replaced, whenever a waiting call may go.
 	changed chan struct{}
-	// observe, if set, is told the bound and the calls in flight.
-	observe func(limit float64, inFlight int)
 }
 
-// NewLimiter returns a limiter whose bound starts at, and never exceeds,
-// max (at least 1). observe may be nil.
-func NewLimiter(max int, observe func(limit float64, inFlight int)) *Limiter {
-	m := float64(max)
-	if m < 1 {
-		m = 1
+// NewLimiter returns a limiter whose bound starts at opts.Max, unpaced.
+func NewLimiter(opts Options) *Limiter {
+	m := float64(max(opts.Max, 1))
+	c := opts.Clock
+	if c == nil {
+		c = clock.RealClock{}
 	}
-	l := &Limiter{max: m, limit: m, changed: make(chan struct{}), observe: observe}
+	l := &Limiter{max: m, clock: c, observe: opts.Observe, limit: m, pace: newPace(), changed: make(chan struct{})}
 	l.notifyLocked()
 	return l
 }
@@ -39,8 +65,29 @@ type Ticket struct {
 	epoch uint64
 }
 
-// Acquire waits until a call may go, or ctx ends.
+// Acquire waits until a call may go: a place under the bound, then its turn
+// in the pace. It gives up when ctx ends.
 func (l *Limiter) Acquire(ctx context.Context) (Ticket, error) {
+	t, err := l.admit(ctx)
+	if err != nil {
+		return Ticket{}, err
+	}
+	r, delay := l.pace.reserve(l.clock.Now())
+	if delay <= 0 {
+		return t, nil
+	}
+	select {
+	case <-l.clock.After(delay):
+		return t, nil
+	case <-ctx.Done():
+		r.CancelAt(l.clock.Now())
+		t.release(func() {})
+		return Ticket{}, ctx.Err()
+	}
+}
+
+// admit waits for a place under the bound.
+func (l *Limiter) admit(ctx context.Context) (Ticket, error) {
 	for {
 		l.mu.Lock()
 		if l.inFlight < int(l.limit) {
@@ -61,22 +108,35 @@ func (l *Limiter) Acquire(ctx context.Context) (Ticket, error) {
 }
 
 // Release ends a call with its error. A success grows the bound by
-// 1/bound (one per round of calls); the first refusal for load of a round
-// (see Throttled) halves it; any other error leaves it.
+// 1/bound (one per round of calls) and raises the pace; the first refusal
+// for load of a round (see Throttled) halves the bound and paces starts
+// below what the backend took; any other error leaves both.
 func (t Ticket) Release(err error) {
+	l := t.l
+	now := l.clock.Now()
+	t.release(func() {
+		switch {
+		case Throttled(err):
+			if t.epoch == l.epoch {
+				l.limit = max(1, l.limit/2)
+				l.pace.refused(now)
+				l.epoch++
+			}
+		case err == nil:
+			l.limit = min(l.max, l.limit+1/l.limit)
+			l.pace.succeeded(now)
+		}
+	})
+}
+
+// release frees the ticket's place after adjust, under the mutex, and
+// wakes the waiting calls.
+func (t Ticket) release(adjust func()) {
 	l := t.l
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.inFlight--
-	switch {
-	case Throttled(err):
-		if t.epoch == l.epoch {
-			l.limit = max(1, l.limit/2)
-			l.epoch++
-		}
-	case err == nil:
-		l.limit = min(l.max, l.limit+1/l.limit)
-	}
+	adjust()
 	l.notifyLocked()
 	close(l.changed)
 	l.changed = make(chan struct{})
@@ -89,8 +149,16 @@ func (l *Limiter) Limit() int {
 	return int(l.limit)
 }
 
+// Pace is the calls a second that starts are spaced to, 0 while they are
+// not.
+func (l *Limiter) Pace() float64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.pace.perSecond()
+}
+
 func (l *Limiter) notifyLocked() {
 	if l.observe != nil {
-		l.observe(l.limit, l.inFlight)
+		l.observe(State{Limit: l.limit, InFlight: l.inFlight, Pace: l.pace.perSecond()})
 	}
 }

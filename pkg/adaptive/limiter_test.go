@@ -8,6 +8,7 @@ import (
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	testingclock "k8s.io/utils/clock/testing"
 )
 
 var (
@@ -15,15 +16,42 @@ var (
 	final     = status.Error(codes.InvalidArgument, "bad parameter")
 )
 
+// newLimiter is a limiter on a fake clock, which acquire moves on while a
+// call waits for its turn in the pace.
+func newLimiter(max int) (*Limiter, *testingclock.FakeClock) {
+	c := testingclock.NewFakeClock(time.Unix(1e9, 0))
+	return NewLimiter(Options{Max: max, Clock: c}), c
+}
+
+// acquire admits a call, moving the limiter's fake clock on (a second at a
+// time) while the call waits for the pace.
 func acquire(t *testing.T, l *Limiter) Ticket {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	tk, err := l.Acquire(ctx)
-	if err != nil {
-		t.Fatalf("Acquire: %v", err)
+	type result struct {
+		tk  Ticket
+		err error
 	}
-	return tk
+	done := make(chan result, 1)
+	go func() {
+		tk, err := l.Acquire(ctx)
+		done <- result{tk, err}
+	}()
+	fc, _ := l.clock.(*testingclock.FakeClock)
+	for {
+		select {
+		case r := <-done:
+			if r.err != nil {
+				t.Fatalf("Acquire: %v", r.err)
+			}
+			return r.tk
+		case <-time.After(time.Millisecond):
+			if fc != nil && fc.HasWaiters() {
+				fc.Step(time.Second)
+			}
+		}
+	}
 }
 
 // admits tells whether a call may go now.
@@ -39,7 +67,7 @@ func admits(l *Limiter) bool {
 }
 
 func TestTheBoundStartsAtTheWorkersAndHoldsCallsPastIt(t *testing.T) {
-	l := NewLimiter(3, nil)
+	l := NewLimiter(Options{Max: 3})
 	tickets := []Ticket{acquire(t, l), acquire(t, l), acquire(t, l)}
 	if admits(l) {
 		t.Fatal("a fourth call went past a bound of 3")
@@ -60,7 +88,7 @@ func TestTheBoundStartsAtTheWorkersAndHoldsCallsPastIt(t *testing.T) {
 
 // Calls refused together answer one overload: the bound halves once.
 func TestThrottledCallsOfOneRoundHalveTheBoundOnce(t *testing.T) {
-	l := NewLimiter(8, nil)
+	l, _ := newLimiter(8)
 	var tickets []Ticket
 	for range 4 {
 		tickets = append(tickets, acquire(t, l))
@@ -84,7 +112,7 @@ func TestThrottledCallsOfOneRoundHalveTheBoundOnce(t *testing.T) {
 }
 
 func TestSuccessesGrowTheBoundBackToTheWorkers(t *testing.T) {
-	l := NewLimiter(4, nil)
+	l, _ := newLimiter(4)
 	acquire(t, l).Release(throttled)
 	acquire(t, l).Release(throttled)
 	if got := l.Limit(); got != 1 {
@@ -104,7 +132,7 @@ func TestSuccessesGrowTheBoundBackToTheWorkers(t *testing.T) {
 }
 
 func TestOtherErrorsLeaveTheBound(t *testing.T) {
-	l := NewLimiter(4, nil)
+	l, _ := newLimiter(4)
 	acquire(t, l).Release(throttled)
 	acquire(t, l).Release(final)
 	acquire(t, l).Release(errors.New("not a status"))
@@ -114,7 +142,7 @@ func TestOtherErrorsLeaveTheBound(t *testing.T) {
 }
 
 func TestAWaitingCallEndsWithItsContext(t *testing.T) {
-	l := NewLimiter(1, nil)
+	l := NewLimiter(Options{Max: 1})
 	held := acquire(t, l)
 	defer held.Release(nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
@@ -124,16 +152,15 @@ func TestAWaitingCallEndsWithItsContext(t *testing.T) {
 	}
 }
 
-func TestTheObserverSeesTheBoundAndTheCallsInFlight(t *testing.T) {
-	var limit float64
-	var inFlight int
-	l := NewLimiter(4, func(l float64, n int) { limit, inFlight = l, n })
+func TestTheObserverSeesTheBoundTheCallsInFlightAndThePace(t *testing.T) {
+	var seen State
+	l := NewLimiter(Options{Max: 4, Observe: func(s State) { seen = s }, Clock: testingclock.NewFakeClock(time.Unix(1e9, 0))})
 	tk := acquire(t, l)
-	if limit != 4 || inFlight != 1 {
-		t.Fatalf("observed %v, %d; want 4, 1", limit, inFlight)
+	if want := (State{Limit: 4, InFlight: 1}); seen != want {
+		t.Fatalf("observed %+v, want %+v", seen, want)
 	}
 	tk.Release(throttled)
-	if limit != 2 || inFlight != 0 {
-		t.Fatalf("observed %v, %d; want 2, 0", limit, inFlight)
+	if want := (State{Limit: 2, Pace: minPace}); seen != want {
+		t.Fatalf("observed %+v, want %+v", seen, want)
 	}
 }

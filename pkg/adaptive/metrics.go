@@ -6,10 +6,11 @@ import (
 	"github.com/csi-protect/external-provisioner/internal/metricsutil"
 )
 
-// Metrics show the bound and the calls in flight.
+// Metrics show the bound, the calls in flight and the pace.
 type Metrics struct {
 	Limit    *metrics.Gauge
 	InFlight *metrics.Gauge
+	Pace     *metrics.Gauge
 }
 
 // NewMetrics returns unregistered metrics.
@@ -18,16 +19,18 @@ func NewMetrics() *Metrics {
 	return &Metrics{
 		Limit:    f.Gauge("limit", "Bound on CreateVolume and DeleteVolume calls in flight (--adaptive-concurrency): halved when the backend refuses for load, grown back by successes."),
 		InFlight: f.Gauge("in_flight", "CreateVolume and DeleteVolume calls in flight under the adaptive bound."),
+		Pace:     f.Gauge("pace", "Calls a second that CreateVolume and DeleteVolume starts are spaced to since the backend refused for load (--adaptive-concurrency); 0 while they are not spaced."),
 	}
 }
 
 // Registerables lists the metrics for registration.
 func (m *Metrics) Registerables() []metrics.Registerable {
-	return []metrics.Registerable{m.Limit, m.InFlight}
+	return []metrics.Registerable{m.Limit, m.InFlight, m.Pace}
 }
 
 // Observe is a Limiter's observer that sets the gauges.
-func (m *Metrics) Observe(limit float64, inFlight int) {
-	m.Limit.Set(float64(int(limit)))
-	m.InFlight.Set(float64(inFlight))
+func (m *Metrics) Observe(s State) {
+	m.Limit.Set(float64(int(s.Limit)))
+	m.InFlight.Set(float64(s.InFlight))
+	m.Pace.Set(s.Pace)
 }

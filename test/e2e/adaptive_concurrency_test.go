@@ -12,7 +12,7 @@ import (
 // A backend that throttles its API (the mock driver past 2 storage calls a
 // second) answers a burst of claims with ResourceExhausted. With
 // --adaptive-concurrency the sidecar halves its calls in flight on those
-// answers, and every claim is still provisioned.
+// answers and paces their starts, and every claim is still provisioned.
 func TestAdaptiveConcurrencyBacksOffAThrottledBackend(t *testing.T) {
 	const claims = 12
 	httpFlag, metricsURL := metricsEndpoint(t)
@@ -36,5 +36,12 @@ func TestAdaptiveConcurrencyBacksOffAThrottledBackend(t *testing.T) {
 	if limit >= 8 {
 		t.Errorf("bound %v after the backend throttled a burst of %d claims, want it below the 8 workers", limit, claims)
 	}
-	t.Logf("bound after the burst: %v", limit)
+	pace, err := framework.ScrapeMetric(ctx, metricsURL, "csi_provisioner_adaptive_concurrency_pace", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pace <= 0 {
+		t.Errorf("starts unpaced after the backend throttled a burst of %d claims", claims)
+	}
+	t.Logf("bound after the burst: %v, pace: %v calls a second", limit, pace)
 }
