@@ -36,8 +36,9 @@ type capacityOptions struct {
 	RESTConfig *rest.Config
 	Getenv     func(string) string
 	Driver     *csiDriver
-	// Factory is the shared factory; StorageClasses, and Nodes and CSINodes
-	// for the segments of a central sidecar, come from it.
+	// Factory is the shared factory; StorageClasses, claims (for the
+	// largest request of each class), and Nodes and CSINodes for the
+	// segments of a central sidecar come from it.
 	Factory informers.SharedInformerFactory
 	// Local is this sidecar's node with --node-deployment, else nil.
 	Local *localNode
@@ -99,6 +100,13 @@ func newCapacityTracking(ctx context.Context, o capacityOptions) (*capacityTrack
 		topology = capacity.FixedTopology{}
 	}
 
+	// Updates that cross the largest request the scheduler may still
+	// place go first.
+	largestRequest, err := largestPlaceableRequest(o.Factory.Core().V1().PersistentVolumeClaims())
+	if err != nil {
+		return nil, err
+	}
+
 	// Only this sidecar's objects, in its namespace: the cache stays small
 	// and other sidecars' objects are never touched.
 	factory := informers.NewSharedInformerFactoryWithOptions(client, resyncPeriod,
@@ -121,6 +129,8 @@ func newCapacityTracking(ctx context.Context, o capacityOptions) (*capacityTrack
 		ClassInformer:    o.Factory.Storage().V1().StorageClasses(),
 		CapacityInformer: factory.Storage().V1().CSIStorageCapacities(),
 		RateLimiter:      workqueue.NewTypedItemExponentialFailureRateLimiter[capacity.Key](cfg.retryIntervalStart, cfg.retryIntervalMax),
+		WriteRateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[capacity.Key](cfg.retryIntervalStart, cfg.retryIntervalMax),
+		LargestRequest:   largestRequest,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating the capacity controller: %w", err)

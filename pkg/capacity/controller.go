@@ -69,8 +69,18 @@ type Options struct {
 	CapacityInformer storageinformers.CSIStorageCapacityInformer
 	// RateLimiter paces retries of a failed sync; nil is the default.
 	RateLimiter workqueue.TypedRateLimiter[Key]
+	// WriteRateLimiter paces retries of a failed update; nil is the
+	// default.
+	WriteRateLimiter workqueue.TypedRateLimiter[Key]
+	// LargestRequest, if set, is the size in bytes of the largest claim of
+	// a class the scheduler may still place, and whether there is one:
+	// updates whose value crosses it are written first. Called by syncs,
+	// so it must be cheap.
+	LargestRequest func(class string) (bytes int64, known bool)
 	// Processed, if set, is told of every sync (for tests).
 	Processed func(key Key, result reconcile.Result, err error)
+	// Written, if set, is told of every attempt at an update (for tests).
+	Written func(key Key, err error)
 }
 
 // Key is one desired or existing object: a segment (Segment.Key) and a
@@ -100,6 +110,8 @@ type Controller struct {
 	created  createdObjects
 	// refreshes date each object's last refresh, for the metrics.
 	refreshes refreshTimes
+	// writes are the updates syncs decided, for the writers.
+	writes *pendingWrites
 }
 
 // New registers the controller's index and handlers on the informers;
@@ -120,6 +132,10 @@ func New(opts Options) (*Controller, error) {
 		return nil, fmt.Errorf("capacity controller index: %w", err)
 	}
 	classes := opts.ClassInformer.Informer()
+	writeLimiter := opts.WriteRateLimiter
+	if writeLimiter == nil {
+		writeLimiter = reconcile.DefaultRateLimiter[Key]()
+	}
 	c := &Controller{
 		opts:      opts,
 		classes:   opts.ClassInformer.Lister(),
@@ -127,6 +143,7 @@ func New(opts Options) (*Controller, error) {
 		synced:    append([]cache.InformerSynced{classes.HasSynced, capacities.HasSynced}, opts.Topology.Synced()...),
 		created:   createdObjects{byKey: map[Key]createdObject{}},
 		refreshes: refreshTimes{byKey: map[Key]time.Time{}},
+		writes:    newPendingWrites(writeLimiter),
 	}
 	loop, err := reconcile.New(reconcile.Options[Key]{
 		Name: "storage-capacity",
@@ -165,8 +182,8 @@ func logValues(key Key) []any {
 }
 
 // Run runs the topology, lists its segments once the caches are in, then
-// polls and syncs until ctx ends, and returns once the topology has
-// stopped too.
+// polls, syncs and writes until ctx ends, and returns once the topology
+// and the writers have stopped too. There are as many writers as workers.
 func (c *Controller) Run(ctx context.Context, workers int) {
 	var topology sync.WaitGroup
 	defer topology.Wait()
@@ -182,6 +199,8 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 		logger.Error(err, "Listing topology segments, will retry")
 		c.loop.Add(topologyKey)
 	}
+	writers := c.startWriters(klog.NewContext(ctx, logger), workers)
+	defer writers.Wait()
 	go wait.UntilWithContext(ctx, c.enqueueAll, c.opts.PollInterval)
 	c.loop.Run(ctx, workers, c.synced...)
 }

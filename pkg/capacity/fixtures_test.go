@@ -1,6 +1,7 @@
 package capacity
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -20,9 +21,15 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/component-base/metrics"
 	"k8s.io/klog/v2/ktesting"
+
+	"github.com/csi-protect/external-provisioner/internal/reconcile"
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 const (
@@ -56,10 +63,19 @@ func (f *fakeCSI) GetCapacity(ctx context.Context, req *csi.GetCapacityRequest, 
 type fixture struct {
 	t       *testing.T
 	ctx     context.Context
+	cancel  context.CancelFunc
 	client  *fake.Clientset
 	csi     *fakeCSI
 	factory informers.SharedInformerFactory
 	ctrl    *Controller
+	workers int
+	// syncs and writes are the outcomes of every sync and update attempt.
+	syncs, writes *testutil.Syncs[Key]
+	// updates counts the updates that reached the API, by node.
+	updates  *updateCounter
+	registry metrics.KubeRegistry
+	// done is closed when Run has returned.
+	done chan struct{}
 }
 
 type fixtureOptions struct {
@@ -68,6 +84,11 @@ type fixtureOptions struct {
 	immediate bool
 	topology  Topology // nil: nodes from the informers
 	poll      time.Duration
+	// workers is the number of workers and writers; 0 is 2.
+	workers int
+	// gate, if set, holds every update until it lets it through.
+	gate    *updateGate
+	largest func(class string) (int64, bool)
 }
 
 func newFixture(t *testing.T, o fixtureOptions) *fixture {
@@ -100,17 +121,31 @@ func newFixture(t *testing.T, o fixtureOptions) *fixture {
 	if poll == 0 {
 		poll = time.Hour
 	}
-	f := &fixture{t: t, ctx: ctx, client: client, csi: &fakeCSI{bytes: map[string]int64{}}, factory: factory}
+	f := &fixture{
+		t: t, ctx: ctx, cancel: cancel, client: client, csi: &fakeCSI{bytes: map[string]int64{}}, factory: factory,
+		workers: cmp.Or(o.workers, 2), syncs: &testutil.Syncs[Key]{}, writes: &testutil.Syncs[Key]{},
+		updates: countUpdates(client), registry: metrics.NewKubeRegistry(), done: make(chan struct{}),
+	}
+	var api kubernetes.Interface = client
+	if o.gate != nil {
+		api = gatedClient{Clientset: client, gate: o.gate}
+	}
 	ctrl, err := New(Options{
 		DriverName: testDriver, ManagedBy: ManagedBy, Namespace: testNamespace, Owner: o.owner,
-		Client: client, CSI: f.csi, Timeout: time.Second, PollInterval: poll, ImmediateBinding: o.immediate,
+		Client: api, CSI: f.csi, Timeout: time.Second, PollInterval: poll, ImmediateBinding: o.immediate,
 		Topology: topo, ClassInformer: factory.Storage().V1().StorageClasses(),
 		CapacityInformer: factory.Storage().V1().CSIStorageCapacities(),
+		// Quick retries, backed off all the same.
+		WriteRateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[Key](time.Millisecond, 50*time.Millisecond),
+		LargestRequest:   o.largest,
+		Processed:        f.syncs.Processed,
+		Written:          func(key Key, err error) { f.writes.Processed(key, reconcile.Done, err) },
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.ctrl = ctrl
+	f.registry.CustomMustRegister(ctrl)
 	t.Cleanup(func() {
 		cancel()
 		factory.Shutdown()
@@ -120,7 +155,30 @@ func newFixture(t *testing.T, o fixtureOptions) *fixture {
 
 func (f *fixture) start() {
 	f.factory.Start(f.ctx.Done())
-	go f.ctrl.Run(f.ctx, 2)
+	go func() {
+		defer close(f.done)
+		f.ctrl.Run(f.ctx, f.workers)
+	}()
+}
+
+// metric reads one of the controller's metrics.
+func (f *fixture) metric(name string) float64 {
+	return testutil.Metric(f.t, f.registry, name)
+}
+
+// waitMetric waits until a metric of the controller has the value want.
+func (f *fixture) waitMetric(name string, want float64) {
+	f.t.Helper()
+	testutil.Eventually(f.t, 10*time.Second, fmt.Sprintf("%s at %v", name, want), func() bool { return f.metric(name) == want })
+}
+
+// refresh sets the driver's answer for the class's objects on nodes and
+// queues them.
+func (f *fixture) refresh(bytes int64, nodes ...string) {
+	for _, n := range nodes {
+		f.csi.set(n, "", bytes)
+	}
+	f.ctrl.RefreshClass("late")
 }
 
 // objects lists the CSIStorageCapacity objects stored in the API.

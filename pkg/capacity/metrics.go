@@ -16,9 +16,16 @@ var (
 	objectsObsoleteDesc = metrics.NewDesc("csistoragecapacities_obsolete",
 		"Number of CSIStorageCapacity objects that exist and will be deleted automatically. Objects that exist and may need an update are not considered obsolete and therefore not included in this value.",
 		nil, nil, metrics.ALPHA, "")
-	// This project's: upstream has no measure of staleness.
+	// This project's: upstream has no measure of staleness, nor pending
+	// writes.
 	oldestRefreshAgeDesc = metrics.NewDesc("csi_provisioner_capacity_oldest_refresh_age_seconds",
 		"Seconds since the least recently refreshed CSIStorageCapacity object that is supposed to be managed automatically was last brought up to date with GetCapacity (created, updated or found current), or, if it never was, since it was first queued; 0 with no such object.",
+		nil, nil, metrics.ALPHA, "")
+	pendingWritesDesc = metrics.NewDesc("csi_provisioner_capacity_pending_writes",
+		"Number of CSIStorageCapacity objects that differ from the driver's last GetCapacity answer and whose update is not made yet: waiting for a writer, backing off after a failure, or being written.",
+		nil, nil, metrics.ALPHA, "")
+	writesCoalescedDesc = metrics.NewDesc("csi_provisioner_capacity_writes_coalesced_total",
+		"Number of pending CSIStorageCapacity updates replaced by a newer, different GetCapacity answer before they were made: changes that cost no write of their own.",
 		nil, nil, metrics.ALPHA, "")
 )
 
@@ -30,6 +37,8 @@ func (c *Controller) DescribeWithStability(ch chan<- *metrics.Desc) {
 	ch <- objectsCurrentDesc
 	ch <- objectsObsoleteDesc
 	ch <- oldestRefreshAgeDesc
+	ch <- pendingWritesDesc
+	ch <- writesCoalescedDesc
 }
 
 // CollectWithStability implements metrics.StableCollector, from the caches.
@@ -40,6 +49,9 @@ func (c *Controller) CollectWithStability(ch chan<- metrics.Metric) {
 	ch <- metrics.NewLazyConstMetric(objectsCurrentDesc, metrics.GaugeValue, float64(current))
 	ch <- metrics.NewLazyConstMetric(objectsObsoleteDesc, metrics.GaugeValue, float64(obsolete))
 	ch <- metrics.NewLazyConstMetric(oldestRefreshAgeDesc, metrics.GaugeValue, c.refreshes.oldestAge(desired).Seconds())
+	pending, coalesced := c.writes.counts()
+	ch <- metrics.NewLazyConstMetric(pendingWritesDesc, metrics.GaugeValue, float64(pending))
+	ch <- metrics.NewLazyConstMetric(writesCoalescedDesc, metrics.CounterValue, float64(coalesced))
 }
 
 // counts are the desired objects, those of them that exist, and the

@@ -10,7 +10,6 @@ import (
 	"github.com/container-storage-interface/spec/lib/go/csi"
 	"google.golang.org/grpc"
 	storagev1 "k8s.io/api/storage/v1"
-	"k8s.io/component-base/metrics"
 	testclock "k8s.io/utils/clock/testing"
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
@@ -27,14 +26,17 @@ func TestOldestRefreshAge(t *testing.T) {
 	f.ctrl.refreshes.now = clock.Now
 	failing := &failingCSI{CapacityClient: f.csi, segment: "n2"}
 	f.ctrl.opts.CSI = failing
-	registry := metrics.NewKubeRegistry()
-	registry.CustomMustRegister(f.ctrl)
-	age := func() float64 { return testutil.Metric(t, registry, metricOldestRefreshAge) }
+	age := func() float64 { return f.metric(metricOldestRefreshAge) }
 	if got := age(); got != 0 {
 		t.Fatalf("age %v before the first sync, want 0", got)
 	}
 	f.start()
 	f.waitFor("two objects", func(objs []storagev1.CSIStorageCapacity) bool { return len(objs) == 2 })
+	// The syncs that made them have ended, refresh included: an object is
+	// in the API before its sync notes the refresh.
+	for _, n := range []string{"n1", "n2"} {
+		f.syncs.Wait(t, 10*time.Second, lateKey(n), 1)
+	}
 	// n2 fails from now on, before the clock moves: a sync of n2 still
 	// queued from the start then cannot refresh it later than now.
 	failing.fail(true)

@@ -55,6 +55,8 @@ func (c *Controller) listSegments(ctx context.Context) error {
 // syncObject brings the object of key to what the driver reports, or
 // deletes it when its segment or class is gone. Duplicates (two sidecars
 // racing, a create whose answer was lost) are deleted, keeping the oldest.
+// Creates and deletes are made here; an update is recorded as the key's
+// pending write, for the writers.
 func (c *Controller) syncObject(ctx context.Context, key Key) error {
 	logger := klog.FromContext(ctx)
 	objects, err := c.objectsOf(key)
@@ -69,6 +71,7 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 	if !segmentOK || class == nil || !c.wanted(class) {
 		c.created.forget(key)
 		c.refreshes.forget(key)
+		c.writes.drop(key)
 		return c.deleteAll(ctx, objects, "obsolete")
 	}
 
@@ -103,6 +106,9 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 	}
 
 	if current == nil {
+		// Created at once, whatever writes are pending: a missing
+		// object hides the segment from the scheduler.
+		c.writes.drop(key)
 		obj := &storagev1.CSIStorageCapacity{
 			ObjectMeta: metav1.ObjectMeta{
 				GenerateName: "csisc-",
@@ -126,25 +132,16 @@ func (c *Controller) syncObject(ctx context.Context, key Key) error {
 		return nil
 	}
 
-	owners, ownerChanged := c.owners(current)
+	_, ownerChanged := c.owners(current)
 	if sameQuantity(current.Capacity, available) && sameQuantity(current.MaximumVolumeSize, maxSize) && !ownerChanged {
+		// Changed back, or never changed: nothing to write.
+		c.writes.drop(key)
 		c.refreshes.refreshed(key)
 		return nil
 	}
-	update := current.DeepCopy()
-	update.Capacity = available
-	update.MaximumVolumeSize = maxSize
-	update.OwnerReferences = owners
-	// Pinned to the cached version: a conflict is retried on a fresher copy.
-	if _, err := c.opts.Client.StorageV1().CSIStorageCapacities(update.Namespace).Update(ctx, update, metav1.UpdateOptions{}); err != nil {
-		if apierrors.IsNotFound(err) {
-			// Deleted meanwhile: its delete event queues a re-creation.
-			return nil
-		}
-		return fmt.Errorf("updating CSIStorageCapacity %s: %w", update.Name, err)
-	}
-	c.refreshes.refreshed(key)
-	logger.V(3).Info("Updated CSIStorageCapacity", "CSIStorageCapacity", klog.KObj(update), "capacity", available, "maximumVolumeSize", maxSize)
+	// Not written here: the writers take the pending writes by priority,
+	// so that no sync waits for the client's budget to update.
+	c.recordWrite(ctx, key, current, available, maxSize)
 	return nil
 }
 
