@@ -20,8 +20,13 @@ import (
 // resync period (15 minutes), where upstream retries right after
 // --retry-interval-max. Calling the library's handler as a resync of that
 // one claim does exactly what a resync does, at the time wanted.
+//
+// The library's claim handlers also do not see the updates that only the
+// sidecar's own protection writes made (see withoutOwnWrites).
 func (p *Provisioner) LibraryClaimsInformer(informer cache.SharedIndexInformer) cache.SharedIndexInformer {
-	return libraryInformer{SharedIndexInformer: informer, handlers: p.claimHandlers}
+	return libraryInformer{SharedIndexInformer: informer, handlers: p.claimHandlers, wrap: func(h cache.ResourceEventHandler) cache.ResourceEventHandler {
+		return withoutOwnWrites{h}
+	}}
 }
 
 // LibraryVolumesInformer is LibraryClaimsInformer for the library's
@@ -41,21 +46,29 @@ func (p *Provisioner) RequeueVolume(pv *v1.PersistentVolume) {
 type libraryInformer struct {
 	cache.SharedIndexInformer
 	handlers *libraryHandlers
+	// wrap, if set, is put around each of the library's handlers.
+	wrap func(cache.ResourceEventHandler) cache.ResourceEventHandler
+}
+
+// handler is the library's handler as registered and kept.
+func (i libraryInformer) handler(h cache.ResourceEventHandler) cache.ResourceEventHandler {
+	if i.wrap != nil {
+		h = i.wrap(h)
+	}
+	i.handlers.add(h)
+	return h
 }
 
 func (i libraryInformer) AddEventHandler(h cache.ResourceEventHandler) (cache.ResourceEventHandlerRegistration, error) {
-	i.handlers.add(h)
-	return i.SharedIndexInformer.AddEventHandler(h)
+	return i.SharedIndexInformer.AddEventHandler(i.handler(h))
 }
 
 func (i libraryInformer) AddEventHandlerWithResyncPeriod(h cache.ResourceEventHandler, resync time.Duration) (cache.ResourceEventHandlerRegistration, error) {
-	i.handlers.add(h)
-	return i.SharedIndexInformer.AddEventHandlerWithResyncPeriod(h, resync)
+	return i.SharedIndexInformer.AddEventHandlerWithResyncPeriod(i.handler(h), resync)
 }
 
 func (i libraryInformer) AddEventHandlerWithOptions(h cache.ResourceEventHandler, opts cache.HandlerOptions) (cache.ResourceEventHandlerRegistration, error) {
-	i.handlers.add(h)
-	return i.SharedIndexInformer.AddEventHandlerWithOptions(h, opts)
+	return i.SharedIndexInformer.AddEventHandlerWithOptions(i.handler(h), opts)
 }
 
 // libraryHandlers are the library's handlers of one kind.
