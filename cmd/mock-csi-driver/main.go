@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/csi-protect/external-provisioner/pkg/mockdriver"
 	"k8s.io/klog/v2"
@@ -44,6 +45,10 @@ func main() {
 		cfg.Faults.RateLimit.Code = code
 		return err
 	})
+	flag.Float64Var(&cfg.Moving.Share, "capacity-moving-share", 0, "share (0..1) of the topology segments, chosen by --capacity-moving-seed and the segment's name, whose GetCapacity answer moves every --capacity-moving-period, as when others fill and free the storage (0: capacity only follows the volumes)")
+	flag.Float64Var(&cfg.Moving.Amplitude, "capacity-moving-amplitude", 0.3, "largest move of a moving segment's free space, as a share (0..1) of the pool's size")
+	flag.DurationVar(&cfg.Moving.Period, "capacity-moving-period", time.Minute, "how long one value of a moving segment holds; values change at multiples of it since the Unix epoch")
+	flag.Int64Var(&cfg.Moving.Seed, "capacity-moving-seed", 0, "seed of the segments that move and of their values (mockdriver.MovingCapacity computes them)")
 	flag.IntVar(&cfg.Faults.ExitAfterCalls, "exit-after-calls", 0, "exit with status 2, without replying, after performing the Nth CreateVolume/DeleteVolume/CreateSnapshot/DeleteSnapshot call (0: never)")
 	flag.Parse()
 	cfg.DisableSnapshots = !*snapshots

@@ -286,3 +286,31 @@ func TestOneProcessPerNode(t *testing.T) {
 		}
 	}
 }
+
+// The --capacity-moving-* flags move GetCapacity's answer as
+// mockdriver.MovingCapacity computes it, so another process can tell what
+// the driver answers without asking.
+func TestCapacityMovingFlags(t *testing.T) {
+	sock := filepath.Join(socketDir(t), "csi.sock")
+	p := start(t, "--endpoint=unix://"+sock, "--topology", "--pools=fast=10Gi",
+		"--capacity-moving-share=1", "--capacity-moving-amplitude=0.3", "--capacity-moving-period=1h", "--capacity-moving-seed=5")
+	controller := csi.NewControllerClient(dial(t, p, sock))
+	m := mockdriver.Moving{Share: 1, Amplitude: 0.3, Period: time.Hour, Seed: 5}
+	const size = int64(10) << 30
+	before := mockdriver.MovingCapacity(m, "node-1", "fast", size, size, time.Now())
+	resp, err := controller.GetCapacity(context.Background(), &csi.GetCapacityRequest{
+		Parameters:         map[string]string{mockdriver.PoolParameter: "fast"},
+		AccessibleTopology: &csi.Topology{Segments: map[string]string{mockdriver.TopologyKey: "node-1"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := mockdriver.MovingCapacity(m, "node-1", "fast", size, size, time.Now())
+	// An hour's boundary may fall between the two computations.
+	if got := resp.GetAvailableCapacity(); got != before && got != after {
+		t.Fatalf("GetCapacity = %d, want MovingCapacity's %d", got, before)
+	}
+	if before == size {
+		t.Fatal("node-1 does not move with seed 5; the test needs a seed that moves it")
+	}
+}

@@ -162,6 +162,10 @@ func (s *controllerServer) GetCapacity(ctx context.Context, req *csi.GetCapacity
 	d.mu.Lock()
 	available := d.availableLocked(pool, segment)
 	d.mu.Unlock()
+	// Others fill and free a moving segment's pools (Config.Moving).
+	if size, _ := d.poolSize(pool); available != unlimited {
+		available = MovingCapacity(d.moving, segment, pool, available, size, d.moving.Now())
+	}
 
 	resp := &csi.GetCapacityResponse{AvailableCapacity: available}
 	switch {

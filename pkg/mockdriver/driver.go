@@ -72,6 +72,9 @@ type Config struct {
 	// Faults injects delays, errors and crashes into CreateVolume,
 	// DeleteVolume, CreateSnapshot and DeleteSnapshot.
 	Faults Faults
+	// Moving makes GetCapacity's answer move over time for a share of
+	// the segments; the zero value keeps it still.
+	Moving Moving
 }
 
 // Driver is a CSI identity, controller and node service backed by a
@@ -86,6 +89,7 @@ type Driver struct {
 	snapshots     bool
 	modifyVolume  bool
 	faults        Faults
+	moving        Moving
 
 	// mu guards state and serialises state-file writes, so the file always
 	// reflects a state the driver actually held.
@@ -151,6 +155,10 @@ func New(cfg Config) (*Driver, error) {
 	if err != nil {
 		return nil, err
 	}
+	moving, err := cfg.Moving.withDefaults()
+	if err != nil {
+		return nil, err
+	}
 
 	d := &Driver{
 		name:          cfg.Name,
@@ -160,6 +168,7 @@ func New(cfg Config) (*Driver, error) {
 		pools:         maps.Clone(cfg.Pools),
 		maxVolumeSize: cfg.MaxVolumeSize,
 		faults:        faults,
+		moving:        moving,
 		quota:         newAPIQuota(faults.RateLimit),
 		snapshots:     !cfg.DisableSnapshots,
 		modifyVolume:  !cfg.DisableModifyVolume,

@@ -24,6 +24,14 @@ type Options struct {
 	// Latencies keeps every claim's latency in the results (for the
 	// latency plot) rather than only the percentiles.
 	Latencies bool
+	// CPUProfileDir, if set, receives CPU profiles of the sidecar and of
+	// kube-apiserver over CPUProfileSeconds from the first create call of
+	// each run's provisioning (the sidecars get --enable-pprof), to find
+	// where a volume's CPU goes: cpu-<tag>-<order>-<component>.pb.gz.
+	CPUProfileDir     string
+	CPUProfileSeconds int
+	// ProfileTag names the scenario in the profiles' file names.
+	ProfileTag string
 }
 
 // DefaultOptions is the full benchmark: 1,000 claims, 3 runs per variant.

@@ -52,6 +52,7 @@ func callStats(res bench.CallResult) CallStats {
 func (r *runner) provision(ctx context.Context, names []string) (phaseWindow, error) {
 	r.progress("  provisioning %d claims", len(names))
 	cpu0 := measure.SampleCPU(r.pids)
+	waitProfiles := r.startProfiles(ctx)
 	res := r.create(ctx, names, r.opts.Creator.Workers)
 	start := res.First
 	r.result.CreateCalls = callStats(res)
@@ -60,6 +61,7 @@ func (r *runner) provision(ctx context.Context, names []string) (phaseWindow, er
 		err = r.waitCount(ctx, r.remaining(start), "no claim to carry the provisioning-protection finalizer", names, func(c *claimTimes) bool { return !c.settled.IsZero() })
 	}
 	cpu1 := measure.SampleCPU(r.pids)
+	waitProfiles()
 	if err := r.endPhase(ctx, "provisioning", err); err != nil {
 		return phaseWindow{}, err
 	}

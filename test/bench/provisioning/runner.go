@@ -31,6 +31,8 @@ type runner struct {
 	client  kubernetes.Interface
 	tracker *tracker
 	pids    map[string]int
+	// pprofURL serves the sidecar's CPU profile when the run profiles.
+	pprofURL string
 }
 
 // runOnce runs one variant once. An error means the run could not measure
@@ -74,19 +76,24 @@ func (r *runner) problem(format string, args ...any) {
 // sidecar's requests are then the only ones of its ServiceAccount.
 func (r *runner) startStack(ctx context.Context) error {
 	start := time.Now()
+	profiling, apiserverProfiling, err := r.profileArgs()
+	if err != nil {
+		return err
+	}
 	s, err := framework.StartStack(ctx, framework.StackOptions{
 		BinDir:  r.opts.BinDir,
 		WorkDir: r.workDir,
 		Cluster: framework.ClusterOptions{
-			BinDir:   r.opts.ControlPlaneDir,
-			AuditLog: true,
-			KCMArgs:  r.opts.KCMArgs,
+			BinDir:        r.opts.ControlPlaneDir,
+			AuditLog:      true,
+			KCMArgs:       r.opts.KCMArgs,
+			APIServerArgs: apiserverProfiling,
 		},
 		Sidecar: framework.SidecarOptions{
 			Binary:       r.variant.Binary,
 			RBACManifest: r.variant.RBACManifest,
 			Verbosity:    r.opts.SidecarVerbosity,
-			ExtraArgs:    slices.Concat(r.opts.SidecarArgs, r.variant.Args),
+			ExtraArgs:    slices.Concat(r.opts.SidecarArgs, r.variant.Args, profiling),
 		},
 	})
 	if err != nil {

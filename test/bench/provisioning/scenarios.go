@@ -64,6 +64,7 @@ func (s Scenario) Options(base Options) Options {
 	o := base
 	o.Claims, o.Runs, o.SkipDeletion = s.Claims, s.Runs, s.SkipDeletion
 	o.Latencies = true
+	o.ProfileTag = fmt.Sprintf("%d-%s", s.Claims, s.Limits.Short)
 	if s.PhaseTimeout > 0 {
 		o.PhaseTimeout = s.PhaseTimeout
 	}

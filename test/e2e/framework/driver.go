@@ -64,6 +64,12 @@ type DriverOptions struct {
 	// parameter PoolParameter; GetCapacity reports each pool's free
 	// bytes for the classes that name it.
 	Pools map[string]int64
+	// CapacityMoving makes GetCapacity's answer move for a share of the
+	// segments (--capacity-moving-share and the others; see
+	// mockdriver.Moving, whose Now is ignored): a benchmark computes what
+	// the driver answers at any time with mockdriver.MovingCapacity and
+	// the same value. Off while its Share is 0.
+	CapacityMoving mockdriver.Moving
 	// Verbosity is the driver's -v. Defaults to 2, which logs every
 	// CreateVolume and DeleteVolume with its outcome.
 	Verbosity int
@@ -134,6 +140,14 @@ func (o DriverOptions) args(socket, stateFile string) []string {
 			pools = append(pools, name+"="+strconv.FormatInt(o.Pools[name], 10))
 		}
 		args = append(args, "--pools="+strings.Join(pools, ","))
+	}
+	if m := o.CapacityMoving; m.Share > 0 {
+		args = append(args,
+			"--capacity-moving-share="+strconv.FormatFloat(m.Share, 'g', -1, 64),
+			"--capacity-moving-amplitude="+strconv.FormatFloat(m.Amplitude, 'g', -1, 64),
+			"--capacity-moving-period="+m.Period.String(),
+			"--capacity-moving-seed="+strconv.FormatInt(m.Seed, 10),
+		)
 	}
 	return append(args, o.ExtraArgs...)
 }

@@ -35,29 +35,37 @@ func NodeNames(n int) []string {
 // nothing here needs them to.
 func (c *Cluster) CreateNodes(ctx context.Context, driver string, names ...string) error {
 	for _, name := range names {
-		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{
-			Name: name,
-			Labels: map[string]string{
-				HostnameLabel:          name,
-				mockdriver.TopologyKey: name,
-			},
-		}}
+		node, csiNode := NodeObjects(driver, name)
 		if _, err := c.client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("create Node %s: %w", name, err)
-		}
-		csiNode := &storagev1.CSINode{
-			ObjectMeta: metav1.ObjectMeta{Name: name},
-			Spec: storagev1.CSINodeSpec{Drivers: []storagev1.CSINodeDriver{{
-				Name:         driver,
-				NodeID:       name,
-				TopologyKeys: []string{mockdriver.TopologyKey},
-			}}},
 		}
 		if _, err := c.client.StorageV1().CSINodes().Create(ctx, csiNode, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("create CSINode %s: %w", name, err)
 		}
 	}
 	return nil
+}
+
+// NodeObjects are the Node and CSINode CreateNodes creates for a node of
+// driver, for a caller that creates many with a client of its own (a
+// benchmark registering thousands of nodes in parallel).
+func NodeObjects(driver, name string) (*corev1.Node, *storagev1.CSINode) {
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{
+		Name: name,
+		Labels: map[string]string{
+			HostnameLabel:          name,
+			mockdriver.TopologyKey: name,
+		},
+	}}
+	csiNode := &storagev1.CSINode{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: storagev1.CSINodeSpec{Drivers: []storagev1.CSINodeDriver{{
+			Name:         driver,
+			NodeID:       name,
+			TopologyKeys: []string{mockdriver.TopologyKey},
+		}}},
+	}
+	return node, csiNode
 }
 
 // DeleteNode deletes the Node and the CSINode of a node made by

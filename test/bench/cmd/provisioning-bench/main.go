@@ -49,12 +49,15 @@ type config struct {
 	limits string
 	// heapProfiles saves each memory run's heap profile in the out dir.
 	heapProfiles bool
-	runs         int
-	outDir       string
-	binDir       string
-	cpDir        string
-	keepWork     bool
-	timeout      time.Duration
+	// cpuProfileSeconds, if positive, profiles the sidecar's and
+	// kube-apiserver's CPU for that long in each provisioning run.
+	cpuProfileSeconds int
+	runs              int
+	outDir            string
+	binDir            string
+	cpDir             string
+	keepWork          bool
+	timeout           time.Duration
 	// baseline is the sidecar executable of an upstream release to run as
 	// one more configuration of the provisioning and memory benchmarks;
 	// empty for none.
@@ -82,6 +85,7 @@ func main() {
 	flag.IntVar(&cfg.claims, "claims", 0, "provisioning: run this one size with the tuned client limits instead of the matrix of sizes")
 	flag.StringVar(&cfg.limits, "limits", "tuned", "with --claims: the client limits of that size, tuned (200 QPS, 400 burst, 100 workers) or default (5 QPS, 10 burst)")
 	flag.BoolVar(&cfg.heapProfiles, "heap-profiles", false, "memory: save each run's Go heap profile at its end as heap-<run order>.pb.gz in the out dir (the sidecars get --enable-pprof)")
+	flag.IntVar(&cfg.cpuProfileSeconds, "cpu-profiles", 0, "provisioning: profile the sidecar's and kube-apiserver's CPU for this many seconds from the first create call of each run, saved as cpu-<scenario>-<run order>-<variant>-<component>.pb.gz in the out dir (the sidecars get --enable-pprof); 0: none")
 	flag.IntVar(&cfg.runs, "runs", 0, "runs per configuration of every benchmark (default: each benchmark's own)")
 	flag.StringVar(&cfg.outDir, "out-dir", "_output/bench", "folder for report.md, the plots, each benchmark's report and results.json; relative to the repository root")
 	flag.StringVar(&cfg.binDir, "bin-dir", "", "folder with csi-provisioner and mock-csi-driver, relative to the repository root (default: $"+framework.BinDirEnv+" or bin/)")
@@ -178,6 +182,10 @@ func run(cfg config) int {
 			ov.PVCProtection, err = runClaimDeletion(ctx, cfg, outDir)
 		case "go":
 			ov.GoBenchmarks, err = runGoBenchmarks(ctx, cfg, outDir)
+		case "throttled":
+			_, err = runThrottled(ctx, cfg, outDir)
+		case "capacity":
+			_, err = runCapacity(ctx, cfg, outDir)
 		default:
 			err = fmt.Errorf("unknown suite %q", suite)
 		}
