@@ -24,65 +24,65 @@ func (r *Report) isBaseline(name string) bool {
 	return b != nil && b.Name == name
 }
 
-// PeakRSS is a variant's peak RSS over its runs, in MiB.
-func (r *Report) PeakRSS(name string) measure.Spread {
-	return r.Spread(name, func(m *SidecarRun) float64 { return measure.MiB(m.End.PeakRSS) })
-}
-
-// IdlePeakRSS is a variant's peak RSS once synced and idle, before the
-// batch, over its runs, in MiB.
-func (r *Report) IdlePeakRSS(name string) measure.Spread {
-	return r.Spread(name, func(m *SidecarRun) float64 { return mibOrNaN(m.Idle.PeakRSS) })
-}
-
-// peakVsBaseline is a variant's median peak RSS over the baseline's, NaN
-// without a baseline or a measured run.
-func (r *Report) peakVsBaseline(name string) float64 {
+// vsBaselineAt is a figure's median of a variant over the baseline's at a
+// size, NaN without a baseline or a measured run.
+func (r *Report) vsBaselineAt(name string, pairs int, f func(*SidecarRun) float64) float64 {
 	b := r.BaselineVariant()
 	if b == nil {
 		return math.NaN()
 	}
-	return measure.Ratio(r.PeakRSS(name), r.PeakRSS(b.Name))
+	return measure.Ratio(r.SpreadAt(name, pairs, f), r.SpreadAt(b.Name, pairs, f))
 }
 
-// VsBaseline is one of our variants' memory figures as ratios to the
+func peakRSSMiB(m *SidecarRun) float64 { return measure.MiB(m.End.PeakRSS) }
+
+// VsBaseline is one of our variants' figures at one size as ratios to the
 // baseline's medians; a ratio that cannot be computed is left out.
 type VsBaseline struct {
 	Variant string   `json:"variant"`
+	Pairs   int      `json:"pairs"`
 	PeakRSS *float64 `json:"peakRSS,omitempty"`
 	// CPU is the CPU time of the whole run (sync, idle, batch).
 	CPU *float64 `json:"cpu,omitempty"`
+	// FirstClaim is the time from the start until the first claim was
+	// Bound.
+	FirstClaim *float64 `json:"firstClaim,omitempty"`
 }
 
-// BaselineRatios are every variant of ours against the baseline; nil when
-// no baseline ran.
+// BaselineRatios are every variant of ours against the baseline at every
+// size; nil when no baseline ran.
 func (r *Report) BaselineRatios() []VsBaseline {
-	b := r.BaselineVariant()
-	if b == nil {
+	if r.BaselineVariant() == nil {
 		return nil
 	}
-	cpu := func(name string) measure.Spread {
-		return r.Spread(name, func(m *SidecarRun) float64 { return measure.Seconds(m.CPU) })
-	}
+	cpu := func(m *SidecarRun) float64 { return measure.Seconds(m.CPU) }
+	first := func(m *SidecarRun) float64 { return secondsOrNaN(m.FirstClaimBound) }
 	var out []VsBaseline
-	for _, v := range r.Variants {
-		if v.IsBaseline() {
-			continue
+	for _, pairs := range r.Sizes() {
+		for _, v := range r.Variants {
+			if v.IsBaseline() {
+				continue
+			}
+			out = append(out, VsBaseline{
+				Variant:    v.Name,
+				Pairs:      pairs,
+				PeakRSS:    bench.RatioValue(r.vsBaselineAt(v.Name, pairs, peakRSSMiB)),
+				CPU:        bench.RatioValue(r.vsBaselineAt(v.Name, pairs, cpu)),
+				FirstClaim: bench.RatioValue(r.vsBaselineAt(v.Name, pairs, first)),
+			})
 		}
-		out = append(out, VsBaseline{
-			Variant: v.Name,
-			PeakRSS: bench.RatioValue(r.peakVsBaseline(v.Name)),
-			CPU:     bench.RatioValue(measure.Ratio(cpu(v.Name), cpu(b.Name))),
-		})
 	}
 	return out
 }
 
-// MarshalJSON adds the ratios to the baseline to the report's figures.
+// MarshalJSON adds the ratios to the baseline, the fits of peak RSS over
+// the number of pairs and the goals to the report's figures.
 func (r *Report) MarshalJSON() ([]byte, error) {
 	type plain Report
 	return json.Marshal(struct {
 		*plain
 		VsBaseline []VsBaseline `json:"vsBaseline,omitempty"`
-	}{(*plain)(r), r.BaselineRatios()})
+		Fits       []Fit        `json:"fits"`
+		Goals      []bench.Goal `json:"goals"`
+	}{(*plain)(r), r.BaselineRatios(), r.Fits(), r.Goals()})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -13,11 +14,14 @@ import (
 	"github.com/csi-protect/external-provisioner/test/e2e/framework"
 )
 
-// Run sets up one stack with Options.Objects bound claims and PVs and
-// runs every variant Options.Runs times on it, interleaved.
+// Run sets up one stack and, for each of Options.Sizes in turn, grows it
+// to that many bound claims and PVs and runs every variant Options.Runs
+// times on it, interleaved; then it runs the sweep of memory limits at the
+// largest size. A fill that fails ends the sizes there: the report keeps
+// what the smaller ones measured.
 func Run(ctx context.Context, opts Options, how bench.Invocation) (_ *Report, err error) {
-	if opts.Objects <= 0 || opts.Batch <= 0 || opts.Runs <= 0 || len(opts.Variants) == 0 {
-		return nil, errors.New("options need Objects, Batch, Runs and Variants")
+	if err := opts.validate(); err != nil {
+		return nil, err
 	}
 	header, err := bench.Start(ctx, opts.Settings, how)
 	if err != nil {
@@ -39,20 +43,23 @@ func Run(ctx context.Context, opts Options, how bench.Invocation) (_ *Report, er
 		}
 		return nil, err
 	}
-	order := 0
-	for run := 1; run <= opts.Runs; run++ {
-		for _, v := range opts.Variants {
-			order++
-			m.progress("[%s] run %d/%d: %s, run %d of %d", m.elapsed(), order, opts.Runs*len(opts.Variants), v.Name, run, opts.Runs)
-			res := m.runSidecar(ctx, v, run, order)
-			rep.Runs = append(rep.Runs, res)
-			m.progress("  peak RSS %.1f MiB, RSS at end %.1f MiB, CPU %.2f s (%.2f s to sync in %.2f s), run took %s",
-				measure.MiB(res.End.PeakRSS), measure.MiB(res.End.RSS), res.CPU.Seconds(), res.SyncCPU.Seconds(), res.SyncTime.Seconds(), res.Wall.Round(100*time.Millisecond))
-			if ctx.Err() != nil {
-				break
-			}
+	filled := true
+	for _, size := range opts.Sizes {
+		if err := m.fillTo(ctx, size); err != nil {
+			rep.Setup.Problems = append(rep.Setup.Problems, fmt.Sprintf("filling to %s pairs: %v", bench.Thousands(size), err))
+			m.progress("  problem: %v", err)
+			filled = false
+			break
+		}
+		m.runVariants(ctx, size)
+		if ctx.Err() != nil {
+			break
 		}
 	}
+	if filled && ctx.Err() == nil && len(opts.Limits.LadderMiB) > 0 {
+		rep.Limits = m.sweepLimits(ctx)
+	}
+	rep.Setup.End = readStackMemory(ctx, m.stack.Cluster())
 	if err := m.stack.Stop(); err != nil {
 		rep.Setup.Problems = append(rep.Setup.Problems, fmt.Sprintf("stack did not stop cleanly: %v", err))
 	}
@@ -63,6 +70,17 @@ func Run(ctx context.Context, opts Options, how bench.Invocation) (_ *Report, er
 	return rep, nil
 }
 
+// validate checks what Run cannot do without.
+func (o Options) validate() error {
+	if len(o.Sizes) == 0 || o.Batch <= 0 || o.Runs <= 0 || len(o.Variants) == 0 || o.FillWorkers <= 0 {
+		return errors.New("options need Sizes, Batch, Runs, Variants and FillWorkers")
+	}
+	if o.Sizes[0] <= 0 || !slices.IsSorted(o.Sizes) || len(slices.Compact(slices.Clone(o.Sizes))) != len(o.Sizes) {
+		return fmt.Errorf("sizes %v: want positive and ascending", o.Sizes)
+	}
+	return nil
+}
+
 // runner is the state Run shares between its steps.
 type runner struct {
 	opts    Options
@@ -70,6 +88,10 @@ type runner struct {
 	workDir string
 	stack   *framework.Stack
 	client  kubernetes.Interface
+	// filled is the number of pairs in the cluster.
+	filled int
+	// order counts the sidecars started, sweep included.
+	order int
 }
 
 func (m *runner) progress(format string, args ...any) { m.opts.Progressf(format, args...) }
@@ -78,9 +100,32 @@ func (m *runner) elapsed() time.Duration {
 	return time.Since(m.rep.Started).Round(time.Second)
 }
 
-// setUp starts the stack without a sidecar and fills it. No audit log: no
-// request is counted here, and a blocking audit log would only slow the
-// creation of the pairs.
+// runVariants is every variant's runs at the current size, interleaved.
+func (m *runner) runVariants(ctx context.Context, pairs int) {
+	o := m.opts
+	for run := 1; run <= o.Runs; run++ {
+		for i, v := range o.Variants {
+			m.order++
+			m.progress("[%s] %s pairs, run %d/%d: %s, run %d of %d", m.elapsed(), bench.Thousands(pairs), (run-1)*len(o.Variants)+i+1, o.Runs*len(o.Variants), v.Name, run, o.Runs)
+			res := m.runSidecar(ctx, sidecarRun{variant: v, pairs: pairs, run: run, order: m.order})
+			m.rep.Runs = append(m.rep.Runs, res)
+			m.progressRun(res)
+			if ctx.Err() != nil {
+				return
+			}
+		}
+	}
+}
+
+// progressRun is one line of a run's figures.
+func (m *runner) progressRun(res *SidecarRun) {
+	m.progress("  peak RSS %.1f MiB, RSS at end %.1f MiB, CPU %.2f s (%.2f s to sync in %.2f s), first claim Bound after %.2f s, run took %s",
+		measure.MiB(res.End.PeakRSS), measure.MiB(res.End.RSS), res.CPU.Seconds(), res.SyncCPU.Seconds(), res.SyncTime.Seconds(), res.FirstClaimBound.Seconds(), res.Wall.Round(100*time.Millisecond))
+}
+
+// setUp starts the stack without a sidecar, with the namespaces and the
+// class, but no pair yet. No audit log: no request is counted here, and a
+// blocking audit log would only slow the creation of the pairs.
 func (m *runner) setUp(ctx context.Context) error {
 	o := m.opts
 	m.progress("[%s] memory: starting the stack", m.elapsed())
@@ -101,7 +146,6 @@ func (m *runner) setUp(ctx context.Context) error {
 		return fmt.Errorf("start the stack: %w", err)
 	}
 	m.stack = s
-	m.rep.Setup.Objects = o.Objects
 	m.rep.Setup.StackStart = time.Since(start)
 	if m.client, err = bench.NewClient(s.Cluster().RESTConfig(), o.Creator); err != nil {
 		return err
@@ -109,12 +153,5 @@ func (m *runner) setUp(ctx context.Context) error {
 	if err := bench.CreateNamespaceAndClass(ctx, m.client, s.DriverName()); err != nil {
 		return err
 	}
-	m.progress("[%s] memory: creating %s bound claims and PVs", m.elapsed(), bench.Thousands(o.Objects))
-	if err := m.fill(ctx); err != nil {
-		return err
-	}
-	st := m.rep.Setup
-	m.progress("  created in %.1f s (other processes used %.2f cores), settled in %.1f s: %d claims and %d PVs Bound, %d rewritten while settling",
-		st.Create.Seconds(), st.OtherCores, st.Settle.Seconds(), st.ClaimsBound, st.VolumesBound, st.Rewritten)
-	return nil
+	return bench.EnsureNamespace(ctx, m.client, cachedNamespace)
 }

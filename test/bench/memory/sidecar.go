@@ -1,16 +1,14 @@
 package memory
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
-
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/csi-protect/external-provisioner/test/bench"
 	"github.com/csi-protect/external-provisioner/test/bench/internal/measure"
@@ -22,11 +20,44 @@ import (
 // its own informer factory synced every other cache.
 const syncedMessage = `"Started provisioner controller"`
 
+// sidecarRun is what one run starts.
+type sidecarRun struct {
+	variant           bench.Variant
+	pairs, run, order int
+	// label names the run's variant in the report; empty means the
+	// variant's name.
+	label string
+	// env is added to the variant's environment: the sweep's
+	// GOMEMLIMIT.
+	env []string
+	// binary replaces the variant's: the sweep's wrapper that enters a
+	// memory cgroup before it execs the sidecar.
+	binary string
+	// timeouts replace the options' where set: the sweep bounds every
+	// wait of a try alike.
+	timeouts timeouts
+	// mayDie starts the sidecar outside the stack's own sidecars, whose
+	// death would fail every later wait of the stack: under a hard
+	// limit, the kernel killing it is a finding of its run. Its waits end
+	// as soon as it dies, and its memory is sampled while it runs, since
+	// a dead process has no /proc status to read.
+	mayDie bool
+}
+
+// timeouts bound a run's waits: sync for the cache sync and the idle
+// that follows, phase for the first claim, the batch's provisioning and
+// its deletion.
+type timeouts struct{ sync, phase time.Duration }
+
 // runSidecar is one run: a new sidecar process with the variant's flags on
 // the filled stack, measured until it has synced, gone idle and handled a
 // batch, then stopped. What goes wrong is recorded in Problems.
-func (m *runner) runSidecar(ctx context.Context, v bench.Variant, run, order int) *SidecarRun {
-	res := &SidecarRun{Variant: v.Name, Run: run, Order: order}
+func (m *runner) runSidecar(ctx context.Context, sr sidecarRun) *SidecarRun {
+	v := sr.variant
+	res := &SidecarRun{Variant: v.Name, Pairs: sr.pairs, Run: sr.run, Order: sr.order}
+	if sr.label != "" {
+		res.Variant = sr.label
+	}
 	problem := func(format string, args ...any) {
 		msg := fmt.Sprintf(format, args...)
 		res.Problems = append(res.Problems, msg)
@@ -42,23 +73,51 @@ func (m *runner) runSidecar(ctx context.Context, v bench.Variant, run, order int
 	if m.opts.HeapProfileDir != "" {
 		endpoint = append(endpoint, "--enable-pprof")
 	}
-	start := time.Now()
-	p, err := m.stack.StartSidecar(ctx, framework.SidecarOptions{
+	opts := framework.SidecarOptions{
 		Binary:             v.Binary,
 		Verbosity:          m.opts.SidecarVerbosity,
 		ExtraArgs:          slices.Concat(m.opts.SidecarArgs, v.Args, endpoint),
-		Env:                v.Env,
+		Env:                slices.Concat(v.Env, sr.env),
 		ExtraRBACManifests: []string{framework.VolumeProtectionRBACManifest},
-	})
+	}
+	if sr.binary != "" {
+		opts.Binary = sr.binary
+	}
+	start := time.Now()
+	var p *framework.Process
+	if sr.mayDie {
+		p, err = m.stack.StartSidecarExpectingExit(ctx, opts)
+	} else {
+		p, err = m.stack.StartSidecar(ctx, opts)
+	}
 	if err != nil {
 		problem("start the sidecar: %v", err)
 		return res
+	}
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var sampled *memorySampler
+	if sr.mayDie {
+		go func() {
+			select {
+			case <-p.Done():
+				if err := p.UnexpectedExit(); err != nil {
+					cancel(err)
+				}
+			case <-runCtx.Done():
+			}
+		}()
+		sampled = sampleMemory(runCtx, p.Pid())
+	}
+	first, err := startFirstClaim(runCtx, m.client, fmt.Sprintf("first-%02d", sr.order))
+	if err != nil {
+		problem("%v", err)
 	}
 	cpuStart := measure.SampleCPU(measure.StackPIDs(m.stack, p))
 	defer func() {
 		if m.opts.HeapProfileDir != "" {
 			url := fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/heap", port)
-			if err := measure.SaveHeapProfile(ctx, url, filepath.Join(m.opts.HeapProfileDir, fmt.Sprintf("heap-%02d.pb.gz", order))); err != nil {
+			if err := measure.SaveHeapProfile(ctx, url, filepath.Join(m.opts.HeapProfileDir, fmt.Sprintf("heap-%02d.pb.gz", sr.order))); err != nil {
 				problem("heap profile: %v", err)
 			}
 		}
@@ -68,18 +127,33 @@ func (m *runner) runSidecar(ctx context.Context, v bench.Variant, run, order int
 		}
 		res.Wall = time.Since(start)
 	}()
-	if err := m.measureSidecar(ctx, p, start, metricsURL, order, res); err != nil {
+	limits := timeouts{sync: cmp.Or(sr.timeouts.sync, m.opts.SyncTimeout), phase: cmp.Or(sr.timeouts.phase, m.opts.PhaseTimeout)}
+	if err := m.measureSidecar(runCtx, p, start, metricsURL, first, limits, res); err != nil {
 		problem("%v", err)
-		var buf strings.Builder
-		m.stack.WriteLogTails(&buf, 10)
-		m.progress("%s", buf.String())
+		// A sidecar that may die says why in its own log's tail, which
+		// the error carries; the stack's logs are for the stack's
+		// failures.
+		if !sr.mayDie {
+			var buf strings.Builder
+			m.stack.WriteLogTails(&buf, 10)
+			m.progress("%s", buf.String())
+		}
+	}
+	if first != nil {
+		if at, _, ok := first.boundAt(); ok {
+			res.FirstClaimBound = at.Sub(start)
+		}
+	}
+	if sampled != nil && res.End.PeakRSS == 0 {
+		// It died: its last sample is all there is.
+		res.End = sampled.last()
 	}
 	return res
 }
 
 // measureSidecar fills res. It stops at the first error that makes the rest
 // meaningless, but reads the memory figures in any case.
-func (m *runner) measureSidecar(ctx context.Context, p *framework.Process, start time.Time, metricsURL string, order int, res *SidecarRun) (err error) {
+func (m *runner) measureSidecar(ctx context.Context, p *framework.Process, start time.Time, metricsURL string, first *firstClaim, limits timeouts, res *SidecarRun) (err error) {
 	pid := p.Pid()
 	defer func() {
 		// What the process reached is worth reporting even when the run
@@ -95,13 +169,18 @@ func (m *runner) measureSidecar(ctx context.Context, p *framework.Process, start
 			res.Heap = heap
 		}
 	}()
+	if first == nil {
+		return fmt.Errorf("no first claim")
+	}
 
-	synced, cpu, err := waitLogLine(ctx, m.stack, m.opts.SyncTimeout, "the sidecar's caches to sync", p.LogFile(), syncedMessage, pid)
+	synced, cpu, err := waitLogLine(ctx, m.stack, limits.sync, "the sidecar's caches to sync", p.LogFile(), syncedMessage, pid)
 	if err != nil {
 		return err
 	}
 	res.SyncTime, res.SyncCPU = synced.Sub(start), cpu
-	idle, err := waitQuiet(ctx, m.stack, m.opts.SyncTimeout, "the sidecar to go idle", pid, func(ctx context.Context) (bool, error) {
+	// The first claim is provisioned right after the sync; idle is after
+	// that.
+	idle, err := waitQuiet(ctx, m.stack, limits.sync, "the sidecar to go idle", pid, func(ctx context.Context) (bool, error) {
 		depth, err := queueDepth(ctx, metricsURL)
 		if err != nil {
 			return false, err
@@ -118,83 +197,46 @@ func (m *runner) measureSidecar(ctx context.Context, p *framework.Process, start
 	if res.Idle, err = measure.ReadProcMemory(pid); err != nil {
 		return err
 	}
-	return m.batch(ctx, order, res)
-}
-
-// batch provisions and deletes Options.Batch claims of the Immediate class
-// and waits for each step to finish.
-func (m *runner) batch(ctx context.Context, order int, res *SidecarRun) error {
-	names := bench.ClaimNames(fmt.Sprintf("run%02d", order), m.opts.Batch)
-	claims := m.client.CoreV1().PersistentVolumeClaims(bench.ClaimNamespace)
-	workers := min(m.opts.Creator.Workers, len(names))
-
-	start := time.Now()
-	created := bench.CreateClaims(ctx, m.client, names, workers, bench.NewClaim, nil, nil)
-	if created.Failed > 0 {
-		return fmt.Errorf("%d batch claims not created, first: %w", created.Failed, created.FirstErr)
-	}
-	var volumes []string
-	err := m.stack.WaitFor(ctx, m.opts.PhaseTimeout, "the batch to be Bound", func(ctx context.Context) (bool, error) {
-		list, err := claims.List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return false, err
-		}
-		volumes = volumes[:0]
-		for i := range list.Items {
-			if list.Items[i].Status.Phase == corev1.ClaimBound {
-				volumes = append(volumes, list.Items[i].Spec.VolumeName)
-			}
-		}
-		res.BatchBound = len(volumes)
-		return len(volumes) == len(names), fmt.Errorf("%d of %d Bound", len(volumes), len(names))
-	})
-	res.BatchProvision = time.Since(start)
-	if err != nil {
+	if err := first.wait(ctx, limits.phase); err != nil {
 		return err
 	}
-
-	start = time.Now()
-	deleted := bench.DeleteClaims(ctx, m.client, bench.ClaimNamespace, names, workers, nil)
-	if deleted.Failed > 0 {
-		return fmt.Errorf("%d batch claims not deleted, first: %w", deleted.Failed, deleted.FirstErr)
-	}
-	res.ClaimsLeft, res.PVsLeft = len(names), len(volumes)
-	err = m.stack.WaitFor(ctx, m.opts.PhaseTimeout, "the batch's claims, PVs and volumes to be gone", func(ctx context.Context) (bool, error) {
-		list, err := claims.List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return false, err
-		}
-		res.ClaimsLeft = len(list.Items)
-		if volumes, err = m.livePVs(ctx, volumes); err != nil {
-			return false, err
-		}
-		res.PVsLeft = len(volumes)
-		vols, err := m.stack.DriverVolumes()
-		if err != nil {
-			return false, err
-		}
-		res.VolumesLeft = len(vols)
-		return res.ClaimsLeft == 0 && res.PVsLeft == 0 && res.VolumesLeft == 0,
-			fmt.Errorf("%d claims, %d PVs and %d driver volumes left", res.ClaimsLeft, res.PVsLeft, res.VolumesLeft)
-	})
-	res.BatchDelete = time.Since(start)
-	return err
+	return m.batch(ctx, res, first, limits.phase)
 }
 
-// livePVs returns the PVs of names that still exist. It stops at the first
-// one found: the caller only needs to know when none is left, and one GET
-// per poll is all that costs while they are being deleted.
-func (m *runner) livePVs(ctx context.Context, names []string) ([]string, error) {
-	for i, name := range names {
-		_, err := m.client.CoreV1().PersistentVolumes().Get(ctx, name, metav1.GetOptions{})
-		switch {
-		case apierrors.IsNotFound(err):
-			continue
-		case err != nil:
-			return names[i:], err
-		default:
-			return names[i:], nil
+// memorySampler keeps the newest /proc memory figures of a process that
+// may be killed: VmHWM only grows, so the last sample before its death is
+// its peak, up to one sampling interval.
+type memorySampler struct {
+	mu  sync.Mutex
+	mem measure.ProcMemory
+}
+
+// memorySample is how often a sidecar that may die is read.
+const memorySample = 100 * time.Millisecond
+
+func sampleMemory(ctx context.Context, pid int) *memorySampler {
+	s := &memorySampler{}
+	go func() {
+		t := time.NewTicker(memorySample)
+		defer t.Stop()
+		for {
+			if mem, err := measure.ReadProcMemory(pid); err == nil {
+				s.mu.Lock()
+				s.mem = mem
+				s.mu.Unlock()
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
 		}
-	}
-	return nil, nil
+	}()
+	return s
+}
+
+func (s *memorySampler) last() measure.ProcMemory {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mem
 }

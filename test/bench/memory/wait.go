@@ -75,12 +75,12 @@ func waitLogLine(ctx context.Context, s *framework.Stack, timeout time.Duration,
 		return false, nil
 	})
 	if wait.Interrupted(err) {
-		// The wait's own timeout, or the caller's context ended.
-		cause := err
+		// The caller's context ended (a sidecar that may die did), or
+		// the wait's own timeout.
 		if ctx.Err() != nil {
-			cause = context.Cause(ctx)
+			return time.Time{}, 0, fmt.Errorf("stopped waiting for %s: %w", what, context.Cause(ctx))
 		}
-		return time.Time{}, 0, fmt.Errorf("gave up waiting for %s after %s: %w", what, timeout, cause)
+		return time.Time{}, 0, fmt.Errorf("gave up waiting for %s after %s: %w", what, timeout, err)
 	}
 	if err != nil {
 		return time.Time{}, 0, err
@@ -136,5 +136,3 @@ func waitQuiet(ctx context.Context, s *framework.Stack, timeout time.Duration, w
 	})
 	return since, err
 }
-
-// SaveHeapProfile writes the Go heap profile served at url to path.

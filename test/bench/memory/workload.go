@@ -1,18 +1,14 @@
 package memory
 
 import (
-	"context"
 	"fmt"
 	"strconv"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/csi-protect/external-provisioner/test/bench"
-	"github.com/csi-protect/external-provisioner/test/bench/internal/measure"
 )
 
 const (
@@ -135,127 +131,4 @@ func boundClaimStatus(claim *corev1.PersistentVolumeClaim) {
 func boundVolumeStatus(pv *corev1.PersistentVolume) {
 	now := metav1.Now()
 	pv.Status = corev1.PersistentVolumeStatus{Phase: corev1.VolumeBound, LastPhaseTransitionTime: &now}
-}
-
-// fill creates the pairs in their final state while kube-controller-
-// manager is stopped, then starts it again and waits until its binder has
-// been through them. With the binder running, it would bind every pair
-// itself with several writes in a row, one pair at a time: about 40 pairs
-// a second on two cores, four minutes for 10,000. Written in parallel by
-// the benchmark, the pairs take a fraction of that, and the binder, finding
-// them bound, writes nothing.
-func (m *runner) fill(ctx context.Context) error {
-	s, o := m.stack, m.opts
-	if err := bench.EnsureNamespace(ctx, m.client, cachedNamespace); err != nil {
-		return err
-	}
-	if err := s.Cluster().ControllerManager().Stop(); err != nil {
-		return fmt.Errorf("stop kube-controller-manager: %w", err)
-	}
-	start := time.Now()
-	cpuStart := measure.SampleCPU(measure.StackPIDs(m.stack, nil))
-	driver := s.DriverName()
-	res := bench.ForEach(ctx, indexNames(o.Objects), o.Creator.Workers, func(ctx context.Context, name string) error {
-		i, _ := strconv.Atoi(name)
-		return createPair(ctx, m.client, i, driver)
-	}, nil, nil)
-	m.rep.Setup.Create = time.Since(start)
-	m.rep.Setup.OtherCores = measure.UsageBetween(cpuStart, measure.SampleCPU(measure.StackPIDs(m.stack, nil))).OtherCores
-	if res.Failed > 0 {
-		return fmt.Errorf("%d of %d pairs not created, first: %w", res.Failed, o.Objects, res.FirstErr)
-	}
-
-	// Every object written from now on gets a resource version above
-	// this one: how many do tells whether the binder wrote anything.
-	created, err := m.client.CoreV1().PersistentVolumeClaims(cachedNamespace).List(ctx, metav1.ListOptions{Limit: 1})
-	if err != nil {
-		return err
-	}
-	start = time.Now()
-	if err := s.Cluster().RestartControllerManager(ctx); err != nil {
-		return fmt.Errorf("restart kube-controller-manager: %w", err)
-	}
-	kcm := s.Cluster().ControllerManager().Pid()
-	if _, err := waitQuiet(ctx, s, o.SyncTimeout, "kube-controller-manager to go through the pairs", kcm, nil); err != nil {
-		return err
-	}
-	m.rep.Setup.Settle = time.Since(start)
-	setup := &m.rep.Setup
-	if setup.ClaimsBound, setup.VolumesBound, setup.Rewritten, err = countBound(ctx, m.client, created.ResourceVersion); err != nil {
-		return err
-	}
-	if setup.ClaimsBound != o.Objects || setup.VolumesBound != o.Objects {
-		setup.Problems = append(setup.Problems, fmt.Sprintf("after settling, %d of %d claims and %d PVs Bound", setup.ClaimsBound, o.Objects, setup.VolumesBound))
-	}
-	return nil
-}
-
-// createPair writes one pair: the claim, then its PV (which names the
-// claim's UID), then both statuses.
-func createPair(ctx context.Context, client kubernetes.Interface, i int, driver string) error {
-	claim, err := client.CoreV1().PersistentVolumeClaims(cachedNamespace).Create(ctx, cachedClaim(i, driver), metav1.CreateOptions{})
-	if err != nil {
-		return err
-	}
-	pv, err := client.CoreV1().PersistentVolumes().Create(ctx, cachedVolume(i, driver, claim), metav1.CreateOptions{})
-	if err != nil {
-		return err
-	}
-	boundVolumeStatus(pv)
-	if _, err := client.CoreV1().PersistentVolumes().UpdateStatus(ctx, pv, metav1.UpdateOptions{}); err != nil {
-		return err
-	}
-	boundClaimStatus(claim)
-	_, err = client.CoreV1().PersistentVolumeClaims(cachedNamespace).UpdateStatus(ctx, claim, metav1.UpdateOptions{})
-	return err
-}
-
-// countBound counts the Bound claims of cachedNamespace and the Bound PVs
-// of their pairs, and the claims and PVs written after resource version
-// since, which the API server gives out in increasing order.
-func countBound(ctx context.Context, client kubernetes.Interface, since string) (claims, volumes, written int, err error) {
-	after := func(rv string) bool {
-		a, errA := strconv.ParseUint(rv, 10, 64)
-		b, errB := strconv.ParseUint(since, 10, 64)
-		return errA == nil && errB == nil && a > b
-	}
-	// A quorum read: what the binder wrote last must be in it.
-	cl, err := client.CoreV1().PersistentVolumeClaims(cachedNamespace).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	for i := range cl.Items {
-		if cl.Items[i].Status.Phase == corev1.ClaimBound {
-			claims++
-		}
-		if after(cl.Items[i].ResourceVersion) {
-			written++
-		}
-	}
-	pvs, err := client.CoreV1().PersistentVolumes().List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	for i := range pvs.Items {
-		pv := &pvs.Items[i]
-		if pv.Spec.ClaimRef == nil || pv.Spec.ClaimRef.Namespace != cachedNamespace {
-			continue
-		}
-		if pv.Status.Phase == corev1.VolumeBound {
-			volumes++
-		}
-		if after(pv.ResourceVersion) {
-			written++
-		}
-	}
-	return claims, volumes, written, nil
-}
-
-// indexNames are "0" to "n-1", for bench.ForEach over indices.
-func indexNames(n int) []string {
-	names := make([]string, n)
-	for i := range names {
-		names[i] = strconv.Itoa(i)
-	}
-	return names
 }

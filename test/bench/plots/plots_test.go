@@ -76,16 +76,3 @@ func decodePlots(t *testing.T, dir string, plots []measure.Plot, want []string) 
 	}
 	return images
 }
-
-func TestWrapLabel(t *testing.T) {
-	for label, want := range map[string]string{
-		"gate on":                                    "gate on",
-		"all protection gates on":                    "all protection gates on",
-		"all gates on, GOMEMLIMIT=100MiB":            "all gates on,\nGOMEMLIMIT=100MiB",
-		"baseline (upstream csi-provisioner-v5.1.0)": "baseline\n(upstream\ncsi-provisioner-v5.1.0)",
-	} {
-		if got := wrapLabel(label, 24); got != want {
-			t.Errorf("wrapLabel(%q) = %q, want %q", label, got, want)
-		}
-	}
-}

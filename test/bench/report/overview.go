@@ -7,11 +7,13 @@ import (
 	"time"
 
 	"github.com/csi-protect/external-provisioner/test/bench"
+	"github.com/csi-protect/external-provisioner/test/bench/capacity"
 	"github.com/csi-protect/external-provisioner/test/bench/claimdeletion"
 	"github.com/csi-protect/external-provisioner/test/bench/gobench"
 	"github.com/csi-protect/external-provisioner/test/bench/internal/measure"
 	"github.com/csi-protect/external-provisioner/test/bench/memory"
 	"github.com/csi-protect/external-provisioner/test/bench/provisioning"
+	"github.com/csi-protect/external-provisioner/test/bench/throttled"
 )
 
 // Overview is everything `make bench` measured, for report.md: the goals,
@@ -26,6 +28,8 @@ type Overview struct {
 	Provisioning  []*provisioning.ScenarioResult `json:"provisioning,omitempty"`
 	Memory        *memory.Report                 `json:"memory,omitempty"`
 	PVCProtection *claimdeletion.Report          `json:"pvcProtection,omitempty"`
+	Throttled     *throttled.Report              `json:"throttled,omitempty"`
+	Capacity      *capacity.Report               `json:"capacity,omitempty"`
 	GoBenchmarks  *gobench.Results               `json:"goBenchmarks,omitempty"`
 	Plots         []measure.Plot                 `json:"plots,omitempty"`
 	// Failures are the benchmarks that did not finish, and why.
@@ -83,6 +87,7 @@ func (o *Overview) Markdown() string {
 			b.WriteString("![PVC protection](pvc-protection.png)\n\n")
 		}
 	}
+	o.writeScale(&b)
 	if o.GoBenchmarks != nil {
 		b.WriteString(o.GoBenchmarks.Markdown())
 	}

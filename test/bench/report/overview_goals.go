@@ -29,11 +29,7 @@ func (o *Overview) Goals() []bench.Goal {
 	}
 	goals = append(goals, o.baselineGoals()...)
 	if o.Memory != nil {
-		measured, met := o.Memory.GoalSummary()
-		goals = append(goals, bench.Goal{Goal: fmt.Sprintf("sidecar peak RSS with %s claims and PVs cached < %.0f MiB", bench.Thousands(o.Memory.Setup.Objects), o.Memory.GoalMiB), Measured: measured, Met: met})
-		if g, ok := o.Memory.BaselineGoal(); ok {
-			goals = append(goals, g)
-		}
+		goals = append(goals, o.Memory.Goals()...)
 	}
 	failures, sidecarErrs, runs, baseErrs, baseRuns := 0, 0, 0, 0, 0
 	var errKinds []string
@@ -74,6 +70,7 @@ func (o *Overview) Goals() []bench.Goal {
 		goals = append(goals, o.PVCProtection.Goals()...)
 		goals = append(goals, bench.Goal{Goal: "zero errors in every PVC protection run", Measured: problemCount(o.PVCProtection.HasProblems()), Met: !o.PVCProtection.HasProblems()})
 	}
+	goals = append(goals, o.scaleGoals()...)
 	return goals
 }
 

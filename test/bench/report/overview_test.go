@@ -39,9 +39,11 @@ func TestGoalsAgainstTheBaseline(t *testing.T) {
 			}
 		}
 	}
-	// tuned: throughput + 2 deletion; default: throughput, p50, p99; memory.
-	if n != 7 {
-		t.Errorf("%d goals against the baseline, want 7", n)
+	// tuned: throughput + 2 deletion; default: throughput, p50, p99;
+	// memory: peak RSS at the smallest and at the largest size (the
+	// first claim's goal only when measured, which these runs were not).
+	if n != 8 {
+		t.Errorf("%d goals against the baseline, want 8", n)
 	}
 	data, err := json.Marshal(ov)
 	if err != nil {

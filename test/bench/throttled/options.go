@@ -50,14 +50,14 @@ func DefaultOptions() Options {
 	return o
 }
 
-// QuickOptions is the short mode (BENCH_QUICK=1): 100 claims, one run per
+// QuickOptions is the short mode (BENCH_QUICK=1): 50 claims, one run per
 // configuration, a check that the part works rather than figures to quote;
-// a configuration not done in 3 minutes is reported as at least that.
+// a configuration not done in 75 seconds is reported as at least that.
 func QuickOptions() Options {
 	o := DefaultOptions()
 	o.Quick = true
-	o.Claims = 100
+	o.Claims = 50
 	o.Runs = 1
-	o.PhaseTimeout = 3 * time.Minute
+	o.PhaseTimeout = 75 * time.Second
 	return o
 }

@@ -4,15 +4,21 @@
 //   - provisioning: throughput, latency and API requests per volume for a
 //     matrix of sizes and client limits, with the ProvisioningProtection
 //     gate on and off (a report per scenario, provisioning-*.md);
-//   - memory: the sidecar's peak RSS and CPU with 10,000 claims and PVs in
-//     its caches (memory.md);
+//   - memory: the sidecar's peak RSS and CPU with 10,000, 25,000 and
+//     50,000 claims and PVs in its caches, the slope per pair, the time
+//     to its first claim and the smallest memory limit that holds 50,000
+//     (memory.md);
 //   - pvc-protection: the sidecar's PVC protection controller against
 //     kube-controller-manager's (pvc-protection.md);
+//   - throttled: provisioning against a backend that rate-limits its API,
+//     with and without --adaptive-concurrency (throttled.md);
+//   - capacity: capacity tracking on 2,000 nodes whose capacity moves
+//     (capacity.md);
 //   - go: the Go benchmarks of the hot paths (go-benchmarks.md);
 //
 // and writes report.md, which puts them side by side with PNG plots, and
 // results.json with every figure. With --baseline=PATH (make bench
-// BASELINE=PATH), provisioning and memory also run that binary, an upstream
+// BASELINE=PATH), every part but pvc-protection also runs that binary, an upstream
 // release, as one more configuration, and every figure of ours is also
 // reported as a ratio to it.
 //
@@ -93,9 +99,9 @@ func main() {
 	flag.BoolVar(&cfg.keepWork, "keep-work-dirs", false, "keep every run's work folder (logs, audit log); a failed run's is always kept")
 	flag.Var(&cfg.sidecarArgs, "sidecar-arg", "a csi-provisioner flag for every configuration, replacing a default of the same name, e.g. --sidecar-arg=--kube-api-qps=1000 (repeatable)")
 	flag.Var(&cfg.kcmArgs, "kcm-arg", "a kube-controller-manager flag, replacing a default of the same name (repeatable)")
-	flag.DurationVar(&cfg.timeout, "timeout", 0, "limit for the whole benchmark (default 30m, quick 8m; with --baseline 75m, quick 12m)")
+	flag.DurationVar(&cfg.timeout, "timeout", 0, "limit for the whole benchmark (default: the sum of the suites' budgets, see budget.go; 185m for all of them with --baseline)")
 	flag.StringVar(&cfg.baseline, "baseline", "", "an upstream external-provisioner binary (e.g. v5.1.0, built outside the repository) to run as one more configuration, \"baseline\", in the provisioning and memory benchmarks, every figure also reported as a ratio to it; relative to the repository root")
-	flag.StringVar(&cfg.suites, "suites", "provisioning,memory,pvc-protection,go", "benchmarks to run, comma-separated: provisioning, memory, pvc-protection, go")
+	flag.StringVar(&cfg.suites, "suites", "provisioning,memory,pvc-protection,throttled,capacity,go", "benchmarks to run, comma-separated: provisioning, memory, pvc-protection, throttled, capacity, go")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "provisioning-bench: unexpected arguments %q\n", flag.Args())
@@ -132,18 +138,7 @@ func run(cfg config) int {
 	opts := cfg.options()
 	timeout := cfg.timeout
 	if timeout <= 0 {
-		timeout = 30 * time.Minute
-		if opts.Quick {
-			timeout = 8 * time.Minute
-		}
-		if cfg.baseline != "" {
-			// The baseline's runs, and the default limits at 1,000
-			// claims, about double the full benchmark.
-			timeout = 75 * time.Minute
-			if opts.Quick {
-				timeout = 12 * time.Minute
-			}
-		}
+		timeout = budget(cfg.suites, opts.Quick, cfg.baseline != "")
 	}
 	// Ctrl-C ends the benchmark through each stack's normal stop; the
 	// components are in their own process groups and do not see it.
@@ -183,9 +178,9 @@ func run(cfg config) int {
 		case "go":
 			ov.GoBenchmarks, err = runGoBenchmarks(ctx, cfg, outDir)
 		case "throttled":
-			_, err = runThrottled(ctx, cfg, outDir)
+			ov.Throttled, err = runThrottled(ctx, cfg, outDir)
 		case "capacity":
-			_, err = runCapacity(ctx, cfg, outDir)
+			ov.Capacity, err = runCapacity(ctx, cfg, outDir)
 		default:
 			err = fmt.Errorf("unknown suite %q", suite)
 		}

@@ -17,6 +17,9 @@ import (
 // runProvisioning runs the provisioning scenarios and writes each one's
 // report, provisioning-<size>-<limits>.md.
 func runProvisioning(ctx context.Context, cfg config, opts provisioning.Options, outDir string) ([]*provisioning.ScenarioResult, error) {
+	if cfg.cpuProfileSeconds > 0 {
+		opts.CPUProfileDir, opts.CPUProfileSeconds = outDir, cfg.cpuProfileSeconds
+	}
 	results, err := provisioning.RunScenarios(ctx, opts, cfg.scenarios(), invocation())
 	for _, r := range results {
 		if werr := writeMarkdown(outDir, r.Scenario.Slug(), report.Provisioning(r.Report)); werr != nil {
@@ -31,7 +34,9 @@ func runProvisioning(ctx context.Context, cfg config, opts provisioning.Options,
 
 // runMemory runs the memory benchmark and writes memory.md and
 // memory.json. --runs, --sidecar-arg and --kcm-arg apply to it as to the
-// others; the number of claims and PVs is the mode's (10,000, quick 2,000).
+// others; the numbers of claims and PVs are the mode's (10,000, 25,000
+// and 50,000, the sweep of memory limits at 50,000; quick 1,000, 2,000 and
+// 4,000, the sweep at 4,000).
 func runMemory(ctx context.Context, cfg config, outDir string) (*memory.Report, error) {
 	opts := memory.DefaultOptions()
 	if cfg.quick {
