@@ -51,6 +51,9 @@ type fakeAPIServer struct {
 	// answered 403, as with RBAC without their rule.
 	requested map[string]bool
 	forbidden map[string]bool
+	// lists, set before the first request, are served instead of empty
+	// lists for their resources, in protobuf when the client accepts it.
+	lists map[string]encodedList
 }
 
 var listKinds = map[string]string{
@@ -149,6 +152,8 @@ func (a *fakeAPIServer) serve(w http.ResponseWriter, r *http.Request) {
 		case <-r.Context().Done():
 		case <-a.closing:
 		}
+	case a.lists[resource].json != nil:
+		a.lists[resource].write(w, r)
 	default:
 		fmt.Fprintf(w, `{"kind":%q,"apiVersion":%q,"metadata":{"resourceVersion":"1"},"items":[]}`, kind, apiVersion)
 	}
@@ -202,6 +207,40 @@ func decodeObject(r *http.Request) ([]byte, runtime.Object, error) {
 	obj.GetObjectKind().SetGroupVersionKind(*gvk)
 	body, err := json.Marshal(obj)
 	return body, obj, err
+}
+
+// encodedList is a list in both encodings a client may ask for.
+type encodedList struct {
+	json, protobuf []byte
+}
+
+// encodeList encodes list once for every request: a server that kept the
+// objects would add them to the heap of the process measured.
+func encodeList(list runtime.Object) (encodedList, error) {
+	gvks, _, err := scheme.Scheme.ObjectKinds(list)
+	if err != nil {
+		return encodedList{}, err
+	}
+	encode := func(mediaType string) ([]byte, error) {
+		info, _ := runtime.SerializerInfoForMediaType(scheme.Codecs.SupportedMediaTypes(), mediaType)
+		return runtime.Encode(scheme.Codecs.EncoderForVersion(info.Serializer, gvks[0].GroupVersion()), list)
+	}
+	var l encodedList
+	if l.json, err = encode(runtime.ContentTypeJSON); err != nil {
+		return l, err
+	}
+	l.protobuf, err = encode(runtime.ContentTypeProtobuf)
+	return l, err
+}
+
+// write sends the list in protobuf if the client accepts it, else JSON.
+func (l encodedList) write(w http.ResponseWriter, r *http.Request) {
+	body, mediaType := l.json, runtime.ContentTypeJSON
+	if strings.Contains(r.Header.Get("Accept"), runtime.ContentTypeProtobuf) {
+		body, mediaType = l.protobuf, runtime.ContentTypeProtobuf
+	}
+	w.Header().Set("Content-Type", mediaType)
+	_, _ = w.Write(body)
 }
 
 func writeStatus(w http.ResponseWriter, code int, reason string) {
