@@ -303,11 +303,15 @@ func (c *chaosRun) round(r int, round chaosRound) bool {
 		t.Fatalf("round %d: restart the sidecar: %v", r, err)
 	}
 	restartedAt := time.Now()
-	c.deleteInOrder(claims, deleteAfterRestart, restartedAt)
-	soon.Wait()
 	if round.kill == killDuringUndo {
+		// First: the restarted sidecar undoes the abandoned volume at
+		// once, and the undo must not be over before the watch for its
+		// DeleteVolume starts. The claims due after the restart are
+		// deleted after the next one.
 		c.killDuringUndo(r, round, claims[len(claims)-1])
 	}
+	c.deleteInOrder(claims, deleteAfterRestart, restartedAt)
+	soon.Wait()
 
 	var parts []string
 	for _, cl := range claims {
