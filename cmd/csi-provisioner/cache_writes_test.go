@@ -145,3 +145,110 @@ func TestSnapshotFinalizerWrittenFromTheCacheKeepsTheUsersFields(t *testing.T) {
 		t.Errorf("spec or status changed: %+v", after)
 	}
 }
+
+// Two claims that carry the same metadata share it in the cache: a write
+// from one's cached copy keeps everything on it and changes nothing of the
+// other's cached copy.
+func TestClaimWrittenFromASharedCachedCopyLeavesTheOtherAsItWas(t *testing.T) {
+	ctx := context.Background()
+	alike := func(name string) *v1.PersistentVolumeClaim {
+		m := userMetadata(name)
+		// The same short last-applied configuration on both, so that
+		// even their annotation maps are shared.
+		m.Annotations[v1.LastAppliedConfigAnnotation] = `{"apiVersion":"v1","kind":"PersistentVolumeClaim"}`
+		return &v1.PersistentVolumeClaim{ObjectMeta: m, Spec: v1.PersistentVolumeClaimSpec{
+			AccessModes: []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce},
+			Resources:   v1.VolumeResourceRequirements{Requests: v1.ResourceList{v1.ResourceStorage: resource.MustParse("1Gi")}},
+		}}
+	}
+	client := testutil.NewClientset(alike("a"), alike("b"))
+	cache := map[string]*v1.PersistentVolumeClaim{}
+	for _, name := range []string{"a", "b"} {
+		stored, err := client.CoreV1().PersistentVolumeClaims("team").Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cached, err := trimForCache(decoded(t, stored))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cache[name] = cached.(*v1.PersistentVolumeClaim)
+	}
+	if !same(cache["a"].Annotations, cache["b"].Annotations) || !same(cache["a"].Finalizers, cache["b"].Finalizers) {
+		t.Fatal("the two cached claims share nothing: this test needs them to")
+	}
+	before := cache["b"].DeepCopy()
+
+	const protection = "provisioner.storage.kubernetes.io/provisioning-protection"
+	if wrote, err := finalizer.Add(ctx, finalizer.PersistentVolumeClaims(client), cache["a"], protection); err != nil || !wrote {
+		t.Fatalf("write: %v, %v", wrote, err)
+	}
+	after, err := client.CoreV1().PersistentVolumeClaims("team").Get(ctx, "a", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := withoutManagedFields(alike("a").ObjectMeta)
+	want.Finalizers = append(want.Finalizers, protection)
+	got := withoutManagedFields(after.ObjectMeta)
+	got.UID, got.CreationTimestamp = "", metav1.Time{}
+	if !equality.Semantic.DeepEqual(got, want) {
+		t.Errorf("metadata after the write differs from the user's:\n%s", diff.Diff(want, got))
+	}
+	if !equality.Semantic.DeepEqual(cache["b"], before) || finalizer.Has(cache["a"], protection) {
+		t.Errorf("the write changed the cache:\n%s", diff.Diff(before, cache["b"]))
+	}
+}
+
+// A PV's finalizer is written from the cache's trimmed copy (no volume
+// context, no last-applied configuration, no status but the phase) with a
+// merge patch of the finalizers alone: everything else stays as it is.
+func TestVolumeFinalizerWrittenFromTheCacheKeepsEverything(t *testing.T) {
+	ctx := context.Background()
+	// Whole seconds, as the API keeps them.
+	now := metav1.Unix(1767225600, 0)
+	m := userMetadata("pv-1")
+	m.Namespace = ""
+	pv := &v1.PersistentVolume{
+		ObjectMeta: m,
+		Spec: v1.PersistentVolumeSpec{
+			Capacity:    v1.ResourceList{v1.ResourceStorage: resource.MustParse("1Gi")},
+			AccessModes: []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce},
+			ClaimRef:    &v1.ObjectReference{Kind: "PersistentVolumeClaim", Namespace: "team", Name: "data", UID: "uid-1"},
+			PersistentVolumeSource: v1.PersistentVolumeSource{CSI: &v1.CSIPersistentVolumeSource{
+				Driver: "csi.example.com", VolumeHandle: "vol-1", FSType: "ext4",
+				VolumeAttributes: map[string]string{"tier": "standard", "pool": "a"},
+			}},
+		},
+		Status: v1.PersistentVolumeStatus{Phase: v1.VolumeBound, LastPhaseTransitionTime: &now},
+	}
+	client := testutil.NewClientset(pv)
+	stored, err := client.CoreV1().PersistentVolumes().Get(ctx, "pv-1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cached, err := trimForCache(decoded(t, stored))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const protection = "kubernetes.io/pv-protection"
+	if wrote, err := finalizer.Add(ctx, finalizer.PersistentVolumes(client), cached.(metav1.Object), protection); err != nil || !wrote {
+		t.Fatalf("write: %v, %v", wrote, err)
+	}
+	after, err := client.CoreV1().PersistentVolumes().Get(ctx, "pv-1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := withoutManagedFields(m)
+	want.Finalizers = append(want.Finalizers, protection)
+	got := withoutManagedFields(after.ObjectMeta)
+	got.UID, got.CreationTimestamp = "", metav1.Time{}
+	if !equality.Semantic.DeepEqual(got, want) {
+		t.Errorf("metadata after the write differs:\n%s", diff.Diff(want, got))
+	}
+	if !equality.Semantic.DeepEqual(after.Spec, pv.Spec) {
+		t.Errorf("spec changed:\n%s", diff.Diff(pv.Spec, after.Spec))
+	}
+	if !equality.Semantic.DeepEqual(after.Status, pv.Status) {
+		t.Errorf("status changed:\n%s", diff.Diff(pv.Status, after.Status))
+	}
+}

@@ -46,7 +46,9 @@ func newClaimProtection(o claimProtectionOptions) (worker, error) {
 		ProvisioningProtection: o.ProvisioningProtection,
 		NodeName:               o.Local.name(),
 		EventRecorder:          o.EventRecorder,
-		Metrics:                o.Metrics,
+		// Built after the provisioning library, which registers it.
+		ClaimUIDIndex: controller.LibraryClaimUIDIndex,
+		Metrics:       o.Metrics,
 		// Same back-off as provisioning, as upstream shares one limiter.
 		RateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[cache.ObjectName](cfg.retryIntervalStart, cfg.retryIntervalMax),
 	})

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"maps"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -25,15 +26,23 @@ func newInformerFactory(client kubernetes.Interface) informers.SharedInformerFac
 // a cached copy carries. Pods, watched only for PVC protection and the most
 // numerous objects of a cluster, keep only what its rules need; claims and
 // PVs keep only the phase of their status, and PVs no volume context.
+// What claims and PVs repeat across objects they then share (see
+// cache_sharing.go), which changes none of their content. The informer may
+// transform an object twice; every step gives the same object again.
 func trimForCache(obj any) (any, error) {
 	switch o := obj.(type) {
 	case *v1.Pod:
 		return pvcprotection.TrimPod(obj)
 	case *v1.PersistentVolumeClaim:
 		trimClaimStatus(o)
-		return dropManagedFields(obj)
+		obj, err := dropManagedFields(obj)
+		shareClaim(cacheValues, o)
+		return obj, err
 	case *v1.PersistentVolume:
 		trimVolume(o)
+		obj, err := stripUnreadMetadata(obj)
+		shareVolume(cacheValues, o)
+		return obj, err
 	}
 	return stripUnreadMetadata(obj)
 }
@@ -59,10 +68,17 @@ func dropManagedFields(obj any) (any, error) {
 // stripUnreadMetadata also drops kubectl's last-applied configuration, for
 // kinds never written from a cached copy (PVs are only patched, the rest
 // only read): on claims and volumes it is often the largest annotation.
+// The object gets a new map without it: its own may be shared already
+// (a second pass of the transform), and a shared map is never written.
 func stripUnreadMetadata(obj any) (any, error) {
 	obj, _ = dropManagedFields(obj)
 	if m, err := meta.Accessor(obj); err == nil {
-		delete(m.GetAnnotations(), v1.LastAppliedConfigAnnotation)
+		annotations := m.GetAnnotations()
+		if _, ok := annotations[v1.LastAppliedConfigAnnotation]; ok {
+			annotations = maps.Clone(annotations)
+			delete(annotations, v1.LastAppliedConfigAnnotation)
+			m.SetAnnotations(annotations)
+		}
 	}
 	return obj, nil
 }

@@ -56,6 +56,11 @@ type Options struct {
 	// here: another node's driver holds the others' volumes.
 	NodeName      string
 	EventRecorder record.EventRecorder
+	// ClaimUIDIndex names an index of the claim informer by UID that
+	// another controller registers first (the provisioning library's,
+	// controller.LibraryClaimUIDIndex): one index of every claim instead
+	// of two. Empty, the controller registers its own.
+	ClaimUIDIndex string
 	// Metrics receive the controller's metrics; nil keeps a private,
 	// unregistered set.
 	Metrics *Metrics
@@ -90,11 +95,13 @@ type Controller struct {
 	holds      *finalizer.Holds[types.UID]
 	recorder   record.EventRecorder
 	loop       *reconcile.Loop[cache.ObjectName]
+	// uidIndex is claimIndex's index by UID.
+	uidIndex string
 
 	// released maps claims whose provisioning-protection finalizer this
 	// process removed to the claim version it removed it from, until a
-	// sync reads a newer version or the claim is deleted (about 100 bytes
-	// a claim).
+	// sync reads a newer version (the write's own, which is queued for
+	// that) or the claim is deleted (about 100 bytes a claim).
 	releasedMu sync.Mutex
 	released   map[types.UID]string
 }
@@ -116,10 +123,15 @@ func New(opts Options) (*Controller, error) {
 		m = NewMetrics()
 	}
 	claimInformer := opts.ClaimInformer.Informer()
-	if err := claimInformer.AddIndexers(cache.Indexers{
-		pendingCloneSourceIndex: pendingCloneSourceKeys,
-		claimUIDIndex:           claimUIDKeys,
-	}); err != nil {
+	indexers := cache.Indexers{pendingCloneSourceIndex: pendingCloneSourceKeys}
+	uidIndex := opts.ClaimUIDIndex
+	if uidIndex == "" {
+		uidIndex = claimUIDIndex
+		indexers[claimUIDIndex] = claimUIDKeys
+	} else if _, ok := claimInformer.GetIndexer().GetIndexers()[uidIndex]; !ok {
+		return nil, fmt.Errorf("claim protection controller: the claim informer has no index %q", uidIndex)
+	}
+	if err := claimInformer.AddIndexers(indexers); err != nil {
 		return nil, fmt.Errorf("claim protection controller indexes: %w", err)
 	}
 	volumeInformer := opts.VolumeInformer.Informer()
@@ -127,6 +139,7 @@ func New(opts Options) (*Controller, error) {
 		client:     opts.Client,
 		claims:     opts.ClaimInformer.Lister(),
 		claimIndex: claimInformer.GetIndexer(),
+		uidIndex:   uidIndex,
 		volumes:    opts.VolumeInformer.Lister(),
 		synced:     []cache.InformerSynced{claimInformer.HasSynced, volumeInformer.HasSynced},
 		calls:      opts.Calls,
@@ -171,19 +184,26 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 	c.loop.Run(ctx, workers, c.synced...)
 }
 
-// onClaim queues a claim that carries one of our finalizers, and the source
-// of a clone whose state changed, since that change may free the source.
+// onClaim queues a claim that carries one of our finalizers or whose release
+// a sync has still to forget, and the source of a clone whose state changed,
+// since that change may free the source.
 func (c *Controller) onClaim(obj interface{}) {
 	claim, ok := obj.(*v1.PersistentVolumeClaim)
 	if !ok {
 		return
 	}
-	if finalizer.Has(claim, provisionstate.CloningProtectionFinalizer) || finalizer.Has(claim, provisionstate.ProvisioningProtectionFinalizer) {
+	if carriesOurFinalizer(claim) || c.releasePending(claim.UID) {
 		c.loop.Add(cache.MetaObjectToName(claim))
 	}
 	if namespace, name, ok := provisionstate.ClonedClaim(claim); ok {
 		c.loop.Add(cache.ObjectName{Namespace: namespace, Name: name})
 	}
+}
+
+// carriesOurFinalizer tells whether claim has a finalizer this controller
+// may remove; a sync of a claim without one does nothing.
+func carriesOurFinalizer(claim *v1.PersistentVolumeClaim) bool {
+	return finalizer.Has(claim, provisionstate.CloningProtectionFinalizer) || finalizer.Has(claim, provisionstate.ProvisioningProtectionFinalizer)
 }
 
 func (c *Controller) onClaimDeleted(obj interface{}) {
@@ -201,18 +221,27 @@ func (c *Controller) onClaimDeleted(obj interface{}) {
 	}
 }
 
-// onVolume queues the claim a new PV is for: its provisioning is over.
+// onVolume queues the claim a new PV is for: its provisioning is over. A
+// claim the cache holds without our finalizers has nothing to sync, and is
+// left out: so the list and the resyncs of the PVs do not put every bound
+// claim through the queue, whose maps keep the room they once needed. Should
+// the claim get a finalizer the cache has not seen yet, its own event queues
+// it; a claim not cached yet is queued.
 func (c *Controller) onVolume(obj interface{}) {
 	pv, ok := obj.(*v1.PersistentVolume)
 	if !ok || pv.Spec.ClaimRef == nil {
 		return
 	}
-	c.loop.Add(cache.ObjectName{Namespace: pv.Spec.ClaimRef.Namespace, Name: pv.Spec.ClaimRef.Name})
+	ref := pv.Spec.ClaimRef
+	if claim, err := c.claims.PersistentVolumeClaims(ref.Namespace).Get(ref.Name); err == nil && !carriesOurFinalizer(claim) {
+		return
+	}
+	c.loop.Add(cache.ObjectName{Namespace: ref.Namespace, Name: ref.Name})
 }
 
 // onCallEnded queues a claim whose CreateVolume just returned.
 func (c *Controller) onCallEnded(uid types.UID) {
-	objs, err := c.claimIndex.ByIndex(claimUIDIndex, string(uid))
+	objs, err := c.claimIndex.ByIndex(c.uidIndex, string(uid))
 	if err != nil {
 		return
 	}

@@ -65,6 +65,9 @@ type setup struct {
 	// nodeName runs the controller as a sidecar of that node
 	// (--node-deployment).
 	nodeName string
+	// uidIndex, if set, is an index of claims by UID registered before the
+	// controller, as the provisioning library's is, for it to use.
+	uidIndex string
 }
 
 // env is a claim protection controller over informers of a fake API
@@ -102,6 +105,11 @@ func newEnv(t *testing.T, s setup) *env {
 	factory := informers.NewSharedInformerFactory(client, 0)
 	recorder := record.NewFakeRecorder(100)
 	calls := provisionstate.NewTracker()
+	if s.uidIndex != "" {
+		if err := factory.Core().V1().PersistentVolumeClaims().Informer().AddIndexers(cache.Indexers{s.uidIndex: claimUIDKeys}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	ctrl, err := New(Options{
 		Client:                 client,
 		ClaimInformer:          factory.Core().V1().PersistentVolumeClaims(),
@@ -111,6 +119,7 @@ func newEnv(t *testing.T, s setup) *env {
 		ProvisioningProtection: !s.gateOff,
 		NodeName:               s.nodeName,
 		EventRecorder:          recorder,
+		ClaimUIDIndex:          s.uidIndex,
 		Metrics:                m,
 	})
 	if err != nil {

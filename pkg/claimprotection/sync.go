@@ -6,6 +6,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
@@ -48,7 +49,10 @@ func (c *Controller) sync(ctx context.Context, key cache.ObjectName) (reconcile.
 	}
 	var syncErr error
 	releasing := false
-	if finalizer.Has(claim, provisionstate.ProvisioningProtectionFinalizer) && !c.alreadyReleased(claim) {
+	// Asked first, so that a newer version without the finalizer, which is
+	// queued for this alone, forgets the release too.
+	alreadyReleased := c.alreadyReleased(claim)
+	if finalizer.Has(claim, provisionstate.ProvisioningProtectionFinalizer) && !alreadyReleased {
 		done, err := c.provisioningOver(ctx, claim)
 		if done {
 			remove = append(remove, provisionstate.ProvisioningProtectionFinalizer)
@@ -82,6 +86,9 @@ func (c *Controller) sync(ctx context.Context, key cache.ObjectName) (reconcile.
 	logger.V(2).Info("Removed finalizers", "finalizers", remove)
 	if releasing {
 		c.markReleased(claim)
+		// Once more, so that a sync reads the version the write made and
+		// forgets the release: its event may have come before the mark.
+		c.loop.Add(key)
 		c.metrics.FinalizersRemoved.Inc()
 		c.holds.Release(claim.UID, claim.UID, claim, msgReleased, wasHeld)
 	}
@@ -171,6 +178,16 @@ func (c *Controller) markReleased(claim *v1.PersistentVolumeClaim) {
 	c.releasedMu.Lock()
 	defer c.releasedMu.Unlock()
 	c.released[claim.UID] = claim.ResourceVersion
+}
+
+// releasePending tells whether this controller released the claim of uid
+// and no sync has read a newer version since: its next version is queued so
+// that one does, and the record goes.
+func (c *Controller) releasePending(uid types.UID) bool {
+	c.releasedMu.Lock()
+	defer c.releasedMu.Unlock()
+	_, ok := c.released[uid]
+	return ok
 }
 
 // alreadyReleased tells whether claim is the copy this controller released.

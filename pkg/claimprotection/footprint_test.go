@@ -1,0 +1,77 @@
+package claimprotection
+
+import (
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/tools/record"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil"
+	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
+)
+
+// What the controller keeps per claim: nothing for a claim without its
+// finalizers, neither a queue entry nor a second index of every claim, and
+// its record of a release only until the next version is synced.
+
+func TestAVolumeDoesNotQueueACachedClaimWithoutOurFinalizers(t *testing.T) {
+	claim := newClaim("db", "uid-db", pvcProtection)
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{claim}})
+	e.ctrl.onVolume(pvOf(claim))
+	if n := e.ctrl.loop.Len(); n != 0 {
+		t.Fatalf("queue holds %d claims; a bound claim without our finalizers has nothing to sync", n)
+	}
+}
+
+func TestAVolumeQueuesAClaimNotCachedYet(t *testing.T) {
+	e := newEnv(t, setup{})
+	e.ctrl.onVolume(pvOf(newClaim("db", "uid-db")))
+	if n := e.ctrl.loop.Len(); n != 1 {
+		t.Fatalf("queue holds %d claims, want the claim the cache has not seen yet", n)
+	}
+}
+
+func TestTheReleaseIsForgottenOnceTheNextVersionIsSynced(t *testing.T) {
+	claim := heldClaim()
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{claim}, volumes: []*v1.PersistentVolume{pvOf(claim)}})
+	e.run(t)
+	e.update(t, "db", func(c *v1.PersistentVolumeClaim) {
+		c.Spec.VolumeName = "pvc-uid-db"
+		c.Status.Phase = v1.ClaimBound
+	})
+	eventually(t, "the finalizer to go", released(t, e))
+	eventually(t, "the record of the release to go", func() bool { return !e.ctrl.releasePending(claim.UID) })
+}
+
+func TestTheLibrarysUIDIndexServesAsOurs(t *testing.T) {
+	const libraryIndex = "uid"
+	claim := newClaim("db", "uid-db", provisionstate.ProvisioningProtectionFinalizer)
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{claim}, uidIndex: libraryIndex})
+	if _, ok := e.claims.GetIndexers()[claimUIDIndex]; ok {
+		t.Fatal("a second index of every claim by UID")
+	}
+	objs, err := e.claims.ByIndex(e.ctrl.uidIndex, string(claim.UID))
+	if err != nil || len(objs) != 1 {
+		t.Fatalf("the claim by UID: %v, %v", objs, err)
+	}
+	// The handlers' queueing of the listed claim is done once it shows.
+	testutil.Eventually(t, 5*time.Second, "the claim to be queued", func() bool { return e.ctrl.loop.Len() == 1 })
+}
+
+func TestAMissingUIDIndexIsAnError(t *testing.T) {
+	factory := informers.NewSharedInformerFactory(testutil.NewClientset(), 0)
+	_, err := New(Options{
+		Client:         testutil.NewClientset(),
+		ClaimInformer:  factory.Core().V1().PersistentVolumeClaims(),
+		VolumeInformer: factory.Core().V1().PersistentVolumes(),
+		Calls:          provisionstate.NewTracker(),
+		Replayer:       &replayer{},
+		EventRecorder:  record.NewFakeRecorder(1),
+		ClaimUIDIndex:  "uid",
+	})
+	if err == nil {
+		t.Fatal("New accepted a UID index nobody registered")
+	}
+}
