@@ -126,7 +126,10 @@ func footprintLists(t *testing.T, n int) map[string]encodedList {
 	return lists
 }
 
-var queueDepth = regexp.MustCompile(`(?m)^workqueue_depth\{[^}]*\} (\d+)`)
+var (
+	queueDepth = regexp.MustCompile(`(?m)^workqueue_depth\{[^}]*\} (\d+)`)
+	queueAdds  = regexp.MustCompile(`(?m)^workqueue_adds_total\{[^}]*\} (\d+)`)
+)
 
 // TestCacheFootprint's settings, in the environment; the parent hands its
 // children their own.
@@ -208,10 +211,18 @@ func measureFootprint(t *testing.T, pairs int, out, profile string) {
 		}
 		return true
 	}
-	eventually(t, "the queues to empty", idle)
-	// Handlers may still be at work with an empty queue.
-	time.Sleep(2 * time.Second)
-	eventually(t, "the queues to empty", idle)
+	// Every cached claim and PV goes through the library's queues once
+	// after the list: the queues are done with them once that many adds
+	// were counted and they are empty again.
+	eventually(t, "every claim and PV through the queues, and the queues empty", func() bool {
+		_, body := get("http://" + addr + "/metrics")
+		adds := 0
+		for _, m := range queueAdds.FindAllStringSubmatch(body, -1) {
+			n, _ := strconv.Atoi(m[1])
+			adds += n
+		}
+		return adds >= 2*pairs && idle()
+	})
 	runtime.GC()
 	runtime.GC()
 	var ms runtime.MemStats

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // succeedEvery lets n calls succeed, one every gap of the fake clock.
@@ -44,8 +45,10 @@ func TestARefusalPacesStartsBelowWhatTheBackendTookInTheLastSecond(t *testing.T)
 		}
 		waiting <- err
 	}()
-	for !c.HasWaiters() {
-		time.Sleep(time.Millisecond)
+	if err := wait.PollUntilContextTimeout(ctx, time.Millisecond, 5*time.Second, true, func(context.Context) (bool, error) {
+		return c.HasWaiters(), nil
+	}); err != nil {
+		t.Fatalf("the next call never waited for its turn: %v", err)
 	}
 	c.Step(time.Second / 8)
 	if err := <-waiting; err != nil {

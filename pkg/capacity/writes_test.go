@@ -8,6 +8,7 @@ import (
 	"time"
 
 	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -269,4 +270,41 @@ func (f *fixture) stop() {
 
 func lateKey(node string) Key {
 	return Key{Segment: NewSegment(map[string]string{topologyKey1: node}).Key(), Class: "late"}
+}
+
+// A write changes the capacity alone: everything else the object carries
+// (kubectl's annotation, other labels, another controller's finalizer and
+// owner) is written back as it was.
+func TestAWriteKeepsEverythingElseOnTheObject(t *testing.T) {
+	f := newFixture(t, fixtureOptions{objects: lateClassOn("n1"), workers: 1})
+	f.startAt(10*gib, "n1")
+	obj := byNode(f.objects(), "late")["n1"]
+	obj.Labels["team"] = "storage"
+	obj.Annotations = map[string]string{"kubectl.kubernetes.io/last-applied-configuration": `{"kind":"CSIStorageCapacity"}`}
+	obj.Finalizers = []string{"example.com/audit"}
+	obj.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "inventory", UID: "cm-uid"}}
+	if _, err := f.client.StorageV1().CSIStorageCapacities(testNamespace).Update(f.ctx, &obj, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Eventually(t, 10*time.Second, "the controller's cache to hold the decorated object", func() bool {
+		cached, err := f.ctrl.objectsOf(lateKey("n1"))
+		return err == nil && len(cached) == 1 && len(cached[0].Finalizers) == 1
+	})
+
+	f.refresh(7*gib, "n1")
+	written := f.waitFor("the new capacity", func(objs []storagev1.CSIStorageCapacity) bool {
+		o, ok := byNode(objs, "late")["n1"]
+		return ok && o.Capacity.Value() == 7*gib
+	})
+	got := byNode(written, "late")["n1"]
+	if got.MaximumVolumeSize.Value() == obj.MaximumVolumeSize.Value() {
+		t.Fatalf("maximumVolumeSize still %s: the fake driver's answer should have moved it too", got.MaximumVolumeSize)
+	}
+	want := obj.DeepCopy()
+	// What the write is for, and what the API server keeps itself.
+	want.Capacity, want.MaximumVolumeSize = got.Capacity, got.MaximumVolumeSize
+	want.ResourceVersion, want.ManagedFields = got.ResourceVersion, got.ManagedFields
+	if !equality.Semantic.DeepEqual(&got, want) {
+		t.Errorf("the write changed more than the capacity:\n got %+v\nwant %+v", got, *want)
+	}
 }
