@@ -57,3 +57,23 @@ func TestBaselineMatrixCoversTheDefaultLimitsAt100And1000Claims(t *testing.T) {
 		t.Errorf("the baseline adds %d scenarios, want 1 (the tuned ones are kept)", n)
 	}
 }
+
+func TestBaselineMatrixRunsTheTunedGoalSizesFiveTimes(t *testing.T) {
+	runs := map[int]int{}
+	for _, s := range BaselineScenarios() {
+		if s.Limits.Short == TunedLimits.Short {
+			runs[s.Claims] = s.Runs
+		}
+	}
+	if runs[100] != 5 || runs[1000] != 5 {
+		t.Errorf("tuned runs per variant with a baseline = %v, want 5 at 100 and 1,000 claims", runs)
+	}
+	if runs[5000] != 1 {
+		t.Errorf("tuned runs at 5,000 claims with a baseline = %d, want 1", runs[5000])
+	}
+	for _, s := range DefaultScenarios() {
+		if s.Limits.Short == TunedLimits.Short && s.Claims <= 1000 && s.Runs != 3 {
+			t.Errorf("without a baseline %s runs %d times, want 3", s.Name(), s.Runs)
+		}
+	}
+}

@@ -99,7 +99,7 @@ func main() {
 	flag.BoolVar(&cfg.keepWork, "keep-work-dirs", false, "keep every run's work folder (logs, audit log); a failed run's is always kept")
 	flag.Var(&cfg.sidecarArgs, "sidecar-arg", "a csi-provisioner flag for every configuration, replacing a default of the same name, e.g. --sidecar-arg=--kube-api-qps=1000 (repeatable)")
 	flag.Var(&cfg.kcmArgs, "kcm-arg", "a kube-controller-manager flag, replacing a default of the same name (repeatable)")
-	flag.DurationVar(&cfg.timeout, "timeout", 0, "limit for the whole benchmark (default: the sum of the suites' budgets, see budget.go; 185m for all of them with --baseline)")
+	flag.DurationVar(&cfg.timeout, "timeout", 0, "limit for the whole benchmark (default: the sum of the suites' budgets, see budget.go; 200m for all of them with --baseline)")
 	flag.StringVar(&cfg.baseline, "baseline", "", "an upstream external-provisioner binary (e.g. v5.1.0, built outside the repository) to run as one more configuration, \"baseline\", in the provisioning and memory benchmarks, every figure also reported as a ratio to it; relative to the repository root")
 	flag.StringVar(&cfg.suites, "suites", "provisioning,memory,pvc-protection,throttled,capacity,go", "benchmarks to run, comma-separated: provisioning, memory, pvc-protection, throttled, capacity, go")
 	flag.Parse()
