@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/csi-protect/external-provisioner/test/bench"
+	"github.com/csi-protect/external-provisioner/test/bench/internal/claimwatch"
 	"github.com/csi-protect/external-provisioner/test/bench/internal/measure"
 )
 
@@ -56,9 +57,9 @@ func (r *runner) provision(ctx context.Context, names []string) (phaseWindow, er
 	res := r.create(ctx, names, r.opts.Creator.Workers)
 	start := res.First
 	r.result.CreateCalls = callStats(res)
-	err := r.waitCount(ctx, r.remaining(start), "every claim to be Bound", names, func(c *claimTimes) bool { return !c.bound.IsZero() })
+	err := r.waitCount(ctx, r.remaining(start), "every claim to be Bound", names, claimwatch.IsBound)
 	if err == nil {
-		err = r.waitCount(ctx, r.remaining(start), "no claim to carry the provisioning-protection finalizer", names, func(c *claimTimes) bool { return !c.settled.IsZero() })
+		err = r.waitCount(ctx, r.remaining(start), "no claim to carry the provisioning-protection finalizer", names, claimwatch.IsSettled)
 	}
 	cpu1 := measure.SampleCPU(r.pids)
 	waitProfiles()
@@ -66,31 +67,31 @@ func (r *runner) provision(ctx context.Context, names []string) (phaseWindow, er
 		return phaseWindow{}, err
 	}
 
-	snap := r.tracker.snapshot(names)
+	snap := r.tracker.Snapshot(names)
 	var lastPV, lastBound, lastSettled time.Time
 	var latency, handOver, sidecar, pvToBound []time.Duration
 	for _, c := range snap {
-		lastPV = later(lastPV, c.pvSeen)
-		if !c.handedOver.IsZero() && !c.created.IsZero() {
-			handOver = append(handOver, c.handedOver.Sub(c.created))
+		lastPV = later(lastPV, c.PVSeen)
+		if !c.HandedOver.IsZero() && !c.Created.IsZero() {
+			handOver = append(handOver, c.HandedOver.Sub(c.Created))
 		}
-		if !c.pvSeen.IsZero() && !c.handedOver.IsZero() {
-			sidecar = append(sidecar, c.pvSeen.Sub(c.handedOver))
+		if !c.PVSeen.IsZero() && !c.HandedOver.IsZero() {
+			sidecar = append(sidecar, c.PVSeen.Sub(c.HandedOver))
 		}
-		if c.bound.IsZero() {
+		if c.Bound.IsZero() {
 			continue
 		}
 		r.result.Bound++
-		lastBound = later(lastBound, c.bound)
-		lastSettled = later(lastSettled, c.settled)
-		if !c.created.IsZero() {
-			latency = append(latency, c.bound.Sub(c.created))
+		lastBound = later(lastBound, c.Bound)
+		lastSettled = later(lastSettled, c.Settled)
+		if !c.Created.IsZero() {
+			latency = append(latency, c.Bound.Sub(c.Created))
 		}
-		if !c.pvSeen.IsZero() {
-			pvToBound = append(pvToBound, c.bound.Sub(c.pvSeen))
+		if !c.PVSeen.IsZero() {
+			pvToBound = append(pvToBound, c.Bound.Sub(c.PVSeen))
 		}
 	}
-	allPVs := r.tracker.count(names, func(c *claimTimes) bool { return !c.pvSeen.IsZero() }) == len(names)
+	allPVs := r.tracker.Count(names, claimwatch.IsPVSeen) == len(names)
 	if allPVs {
 		r.result.PVsWall = lastPV.Sub(start)
 	}
@@ -123,10 +124,10 @@ func (r *runner) provision(ctx context.Context, names []string) (phaseWindow, er
 // bindingTail returns the share of claims Bound when the last PV appeared,
 // and how fast the rest were Bound after it: the PV binder's own pace, once
 // nothing else of the benchmark was left to do.
-func bindingTail(claims []claimTimes, lastPV, lastBound time.Time) (share, rate float64) {
+func bindingTail(claims []claimwatch.ClaimTimes, lastPV, lastBound time.Time) (share, rate float64) {
 	before := 0
 	for _, c := range claims {
-		if !c.bound.After(lastPV) {
+		if !c.Bound.After(lastPV) {
 			before++
 		}
 	}
@@ -146,8 +147,8 @@ func (r *runner) deleteAll(ctx context.Context, names []string) (phaseWindow, er
 	start := res.First
 	r.result.DeleteCalls = callStats(res)
 	err := r.stack.WaitFor(ctx, r.remaining(start), "every claim and PV to be gone", func(context.Context) (bool, error) {
-		gone := r.tracker.count(names, func(c *claimTimes) bool { return !c.gone.IsZero() })
-		pvs := r.tracker.livePVs()
+		gone := r.tracker.Count(names, claimwatch.IsGone)
+		pvs := r.tracker.LivePVs()
 		return gone == len(names) && pvs == 0, fmt.Errorf("%d claims and %d PVs left", len(names)-gone, pvs)
 	})
 	var emptyAt time.Time
@@ -161,14 +162,14 @@ func (r *runner) deleteAll(ctx context.Context, names []string) (phaseWindow, er
 
 	var lastPV, lastClaim time.Time
 	gone := 0
-	for _, c := range r.tracker.snapshot(names) {
-		lastPV = later(lastPV, c.pvGone)
-		if !c.gone.IsZero() {
+	for _, c := range r.tracker.Snapshot(names) {
+		lastPV = later(lastPV, c.PVGone)
+		if !c.Gone.IsZero() {
 			gone++
-			lastClaim = later(lastClaim, c.gone)
+			lastClaim = later(lastClaim, c.Gone)
 		}
 	}
-	r.result.PVsLeft = r.tracker.livePVs()
+	r.result.PVsLeft = r.tracker.LivePVs()
 	r.result.ClaimsLeft = len(names) - gone
 	if r.result.PVsLeft == 0 && !lastPV.IsZero() {
 		r.result.PVsGoneWall = lastPV.Sub(start)

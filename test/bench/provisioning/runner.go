@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/csi-protect/external-provisioner/test/bench"
+	"github.com/csi-protect/external-provisioner/test/bench/internal/claimwatch"
 	"github.com/csi-protect/external-provisioner/test/bench/internal/measure"
 	"github.com/csi-protect/external-provisioner/test/e2e/framework"
 )
@@ -29,7 +30,7 @@ type runner struct {
 
 	stack   *framework.Stack
 	client  kubernetes.Interface
-	tracker *tracker
+	tracker *claimwatch.Tracker
 	pids    map[string]int
 	// pprofURL serves the sidecar's CPU profile when the run profiles.
 	pprofURL string
@@ -133,8 +134,8 @@ func (r *runner) measure(ctx context.Context) error {
 	if err := bench.CreateNamespaceAndClass(ctx, r.client, r.stack.DriverName()); err != nil {
 		return err
 	}
-	r.tracker = newTracker(bench.ClaimNamespace)
-	if err := r.tracker.start(ctx, r.client); err != nil {
+	r.tracker = claimwatch.New(bench.ClaimNamespace)
+	if err := r.tracker.Start(ctx, r.client); err != nil {
 		return err
 	}
 	if err := r.warmUp(ctx); err != nil {
@@ -165,14 +166,14 @@ func (r *runner) warmUp(ctx context.Context) error {
 	if res := r.create(ctx, names, 1); res.Failed > 0 {
 		return res.FirstErr
 	}
-	if err := r.waitCount(ctx, warmupTimeout, "the warm-up claim to be Bound", names, func(c *claimTimes) bool { return !c.settled.IsZero() }); err != nil {
+	if err := r.waitCount(ctx, warmupTimeout, "the warm-up claim to be Bound", names, claimwatch.IsSettled); err != nil {
 		return err
 	}
 	if res := r.delete(ctx, names, 1); res.Failed > 0 {
 		return res.FirstErr
 	}
-	if err := r.waitCount(ctx, warmupTimeout, "the warm-up claim and PV to be gone", names, func(c *claimTimes) bool {
-		return !c.gone.IsZero() && !c.pvGone.IsZero()
+	if err := r.waitCount(ctx, warmupTimeout, "the warm-up claim and PV to be gone", names, func(c *claimwatch.ClaimTimes) bool {
+		return claimwatch.IsGone(c) && claimwatch.IsPVGone(c)
 	}); err != nil {
 		return err
 	}
@@ -184,18 +185,18 @@ func (r *runner) warmUp(ctx context.Context) error {
 // create creates the claims as fast as the API server answers, recording
 // each call in the tracker.
 func (r *runner) create(ctx context.Context, names []string, workers int) bench.CallResult {
-	return bench.CreateClaims(ctx, r.client, names, workers, bench.NewClaim, r.tracker.markCreateSent, r.tracker.markCreated)
+	return bench.CreateClaims(ctx, r.client, names, workers, bench.NewClaim, r.tracker.MarkCreateSent, r.tracker.MarkCreated)
 }
 
 // delete deletes the claims as fast as the API server answers.
 func (r *runner) delete(ctx context.Context, names []string, workers int) bench.CallResult {
-	return bench.DeleteClaims(ctx, r.client, bench.ClaimNamespace, names, workers, r.tracker.markDeleteSent)
+	return bench.DeleteClaims(ctx, r.client, bench.ClaimNamespace, names, workers, r.tracker.MarkDeleteSent)
 }
 
 // waitCount waits until every named claim satisfies done.
-func (r *runner) waitCount(ctx context.Context, timeout time.Duration, what string, names []string, done func(*claimTimes) bool) error {
+func (r *runner) waitCount(ctx context.Context, timeout time.Duration, what string, names []string, done func(*claimwatch.ClaimTimes) bool) error {
 	return r.stack.WaitFor(ctx, timeout, what, func(context.Context) (bool, error) {
-		n := r.tracker.count(names, done)
+		n := r.tracker.Count(names, done)
 		return n == len(names), fmt.Errorf("%d of %d", n, len(names))
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/csi-protect/external-provisioner/test/bench"
+	"github.com/csi-protect/external-provisioner/test/bench/internal/claimwatch"
 	"github.com/csi-protect/external-provisioner/test/bench/internal/measure"
 	"github.com/csi-protect/external-provisioner/test/e2e/framework"
 )
@@ -21,13 +22,13 @@ func (r *runner) warmUp(ctx context.Context) error {
 	if res := bench.CreateClaims(ctx, r.client, names, 1, bench.NewClaim, nil, nil); res.Failed > 0 {
 		return res.FirstErr
 	}
-	if err := r.waitCount(ctx, warmupTimeout, "the warm-up claim to be Bound", names, isSettled); err != nil {
+	if err := r.waitCount(ctx, warmupTimeout, "the warm-up claim to be Bound", names, claimwatch.IsSettled); err != nil {
 		return err
 	}
 	if res := bench.DeleteClaims(ctx, r.client, bench.ClaimNamespace, names, 1, nil); res.Failed > 0 {
 		return res.FirstErr
 	}
-	if err := r.waitCount(ctx, warmupTimeout, "the warm-up PV to be gone", names, isPVGone); err != nil {
+	if err := r.waitCount(ctx, warmupTimeout, "the warm-up PV to be gone", names, claimwatch.IsPVGone); err != nil {
 		return err
 	}
 	time.Sleep(bench.Drain)
@@ -46,14 +47,14 @@ func (r *runner) provision(ctx context.Context, names []string) error {
 	if err != nil {
 		return err
 	}
-	res := bench.CreateClaims(ctx, r.client, names, r.opts.Creator.Workers, bench.NewClaim, nil, r.tracker.markCreated)
+	res := bench.CreateClaims(ctx, r.client, names, r.opts.Creator.Workers, bench.NewClaim, nil, r.tracker.MarkCreated)
 	if res.Failed > 0 {
 		return fmt.Errorf("%d claims not created, first: %w", res.Failed, res.FirstErr)
 	}
 	start := res.First
-	waitErr := r.waitCount(ctx, r.remaining(start), "every claim to be Bound", names, isBound)
+	waitErr := r.waitCount(ctx, r.remaining(start), "every claim to be Bound", names, claimwatch.IsBound)
 	if waitErr == nil {
-		waitErr = r.waitCount(ctx, r.remaining(start), "no claim to carry the provisioning-protection finalizer", names, isSettled)
+		waitErr = r.waitCount(ctx, r.remaining(start), "no claim to carry the provisioning-protection finalizer", names, claimwatch.IsSettled)
 	}
 	gaveUp := time.Now()
 	cpu1 := r.sidecarCPU()
@@ -70,16 +71,16 @@ func (r *runner) provision(ctx context.Context, names []string) error {
 
 	var lastBound time.Time
 	var latency []time.Duration
-	for _, c := range r.tracker.snapshot(names) {
-		if c.bound.IsZero() {
+	for _, c := range r.tracker.Snapshot(names) {
+		if c.Bound.IsZero() {
 			continue
 		}
 		r.result.Bound++
-		if c.bound.After(lastBound) {
-			lastBound = c.bound
+		if c.Bound.After(lastBound) {
+			lastBound = c.Bound
 		}
-		if !c.created.IsZero() {
-			latency = append(latency, c.bound.Sub(c.created))
+		if !c.Created.IsZero() {
+			latency = append(latency, c.Bound.Sub(c.Created))
 		}
 	}
 	p.Duration = lastBound.Sub(start)
@@ -115,7 +116,7 @@ func (r *runner) deleteAll(ctx context.Context, names []string) error {
 	}
 	start := res.First
 	waitErr := r.stack.WaitFor(ctx, r.remaining(start), "every PV to be gone", func(context.Context) (bool, error) {
-		left := r.tracker.livePVs()
+		left := r.tracker.LivePVs()
 		return left == 0, fmt.Errorf("%d PVs left", left)
 	})
 	gaveUp := time.Now()
@@ -130,12 +131,12 @@ func (r *runner) deleteAll(ctx context.Context, names []string) error {
 	}
 
 	var lastGone time.Time
-	for _, c := range r.tracker.snapshot(names) {
-		if c.pvGone.After(lastGone) {
-			lastGone = c.pvGone
+	for _, c := range r.tracker.Snapshot(names) {
+		if c.PVGone.After(lastGone) {
+			lastGone = c.PVGone
 		}
 	}
-	r.result.PVsLeft = r.tracker.livePVs()
+	r.result.PVsLeft = r.tracker.LivePVs()
 	p.Duration = lastGone.Sub(start)
 	if waitErr != nil {
 		p.TimedOut = true
@@ -149,9 +150,9 @@ func (r *runner) deleteAll(ctx context.Context, names []string) error {
 }
 
 // waitCount waits until every named claim satisfies done.
-func (r *runner) waitCount(ctx context.Context, timeout time.Duration, what string, names []string, done func(*claimTimes) bool) error {
+func (r *runner) waitCount(ctx context.Context, timeout time.Duration, what string, names []string, done func(*claimwatch.ClaimTimes) bool) error {
 	return r.stack.WaitFor(ctx, timeout, what, func(context.Context) (bool, error) {
-		n := r.tracker.count(names, done)
+		n := r.tracker.Count(names, done)
 		return n == len(names), fmt.Errorf("%d of %d", n, len(names))
 	})
 }

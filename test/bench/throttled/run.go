@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/csi-protect/external-provisioner/test/bench"
+	"github.com/csi-protect/external-provisioner/test/bench/internal/claimwatch"
 	"github.com/csi-protect/external-provisioner/test/e2e/framework"
 )
 
@@ -52,7 +53,7 @@ type runner struct {
 
 	stack   *framework.Stack
 	client  kubernetes.Interface
-	tracker *tracker
+	tracker *claimwatch.Tracker
 }
 
 // runOnce runs one configuration once. An error means the run could not
@@ -117,8 +118,8 @@ func (r *runner) measure(ctx context.Context) error {
 	if err := bench.CreateNamespaceAndClass(ctx, r.client, r.stack.DriverName()); err != nil {
 		return err
 	}
-	r.tracker = newTracker(bench.ClaimNamespace)
-	if err := r.tracker.start(ctx, r.client); err != nil {
+	r.tracker = claimwatch.New(bench.ClaimNamespace)
+	if err := r.tracker.Start(ctx, r.client); err != nil {
 		return err
 	}
 	if err := r.warmUp(ctx); err != nil {

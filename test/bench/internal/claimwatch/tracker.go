@@ -1,4 +1,7 @@
-package provisioning
+// Package claimwatch follows the benchmarks' claims and their PVs through
+// the benchmarks' own watches and records when each step of a claim's life
+// was first seen, for the provisioning and throttled benchmarks alike.
+package claimwatch
 
 import (
 	"context"
@@ -16,51 +19,60 @@ import (
 	"github.com/csi-protect/external-provisioner/test/bench"
 )
 
-// claimTimes is when the benchmark saw each step of one claim's life. Times
+// ClaimTimes is when the benchmark saw each step of one claim's life. Times
 // are taken when the benchmark's watch delivers the change (or its own call
 // returns), on the same clock as everything else on the machine; the
 // objects' own timestamps have one-second resolution, too coarse here.
-type claimTimes struct {
-	createSent time.Time // Create call issued
-	created    time.Time // Create call returned: the claim exists
-	handedOver time.Time // the PV binder named the provisioner: the sidecar may start
-	pvSeen     time.Time // its PV appeared: the sidecar's part is done
-	bound      time.Time // phase Bound: the PV binder's part is done
-	settled    time.Time // Bound and without the provisioning-protection finalizer
-	deleteSent time.Time
-	pvGone     time.Time
-	gone       time.Time // the claim left the API
+type ClaimTimes struct {
+	CreateSent time.Time // Create call issued
+	Created    time.Time // Create call returned: the claim exists
+	HandedOver time.Time // the PV binder named the provisioner: the sidecar may start
+	PVSeen     time.Time // its PV appeared: the sidecar's part is done
+	Bound      time.Time // phase Bound: the PV binder's part is done
+	Settled    time.Time // Bound and without the provisioning-protection finalizer
+	DeleteSent time.Time
+	PVGone     time.Time
+	Gone       time.Time // the claim left the API
 }
 
-// tracker follows the benchmark's claims and their PVs through watches
+// IsBound, IsSettled, IsPVSeen, IsPVGone and IsGone tell whether a step
+// was seen; they are the usual conditions of Tracker.Count.
+func IsBound(c *ClaimTimes) bool   { return !c.Bound.IsZero() }
+func IsSettled(c *ClaimTimes) bool { return !c.Settled.IsZero() }
+func IsPVSeen(c *ClaimTimes) bool  { return !c.PVSeen.IsZero() }
+func IsPVGone(c *ClaimTimes) bool  { return !c.PVGone.IsZero() }
+func IsGone(c *ClaimTimes) bool    { return !c.Gone.IsZero() }
+
+// Tracker follows the claims of one namespace and their PVs through watches
 // (informers of the benchmark's own client), recording the first time each
 // step is seen.
-type tracker struct {
+type Tracker struct {
 	namespace string
 	mu        sync.Mutex
-	claims    map[string]*claimTimes // by claim name
+	claims    map[string]*ClaimTimes // by claim name
 	pvs       map[string]string      // live PV name -> claim name
 }
 
-func newTracker(namespace string) *tracker {
-	return &tracker{namespace: namespace, claims: map[string]*claimTimes{}, pvs: map[string]string{}}
+// New returns a Tracker of the claims in namespace; Start starts it.
+func New(namespace string) *Tracker {
+	return &Tracker{namespace: namespace, claims: map[string]*ClaimTimes{}, pvs: map[string]string{}}
 }
 
-// start runs the informers until ctx ends and waits for their first list.
-func (t *tracker) start(ctx context.Context, client kubernetes.Interface) error {
+// Start runs the informers until ctx ends and waits for their first list.
+func (t *Tracker) Start(ctx context.Context, client kubernetes.Interface) error {
 	claimFactory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(t.namespace))
 	pvFactory := informers.NewSharedInformerFactory(client, 0)
 	claimInf := claimFactory.Core().V1().PersistentVolumeClaims().Informer()
 	pvInf := pvFactory.Core().V1().PersistentVolumes().Informer()
 	if _, err := claimInf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { t.onClaim(obj) },
+		AddFunc:    t.onClaim,
 		UpdateFunc: func(_, obj any) { t.onClaim(obj) },
 		DeleteFunc: t.onClaimDeleted,
 	}); err != nil {
 		return err
 	}
 	if _, err := pvInf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { t.onPV(obj) },
+		AddFunc:    t.onPV,
 		UpdateFunc: func(_, obj any) { t.onPV(obj) },
 		DeleteFunc: t.onPVDeleted,
 	}); err != nil {
@@ -75,10 +87,10 @@ func (t *tracker) start(ctx context.Context, client kubernetes.Interface) error 
 }
 
 // entry returns the record of a claim, creating it. t.mu must be held.
-func (t *tracker) entry(name string) *claimTimes {
+func (t *Tracker) entry(name string) *ClaimTimes {
 	c := t.claims[name]
 	if c == nil {
-		c = &claimTimes{}
+		c = &ClaimTimes{}
 		t.claims[name] = c
 	}
 	return c
@@ -90,7 +102,7 @@ func setOnce(at *time.Time, now time.Time) {
 	}
 }
 
-func (t *tracker) onClaim(obj any) {
+func (t *Tracker) onClaim(obj any) {
 	pvc, ok := obj.(*corev1.PersistentVolumeClaim)
 	if !ok {
 		return
@@ -100,17 +112,17 @@ func (t *tracker) onClaim(obj any) {
 	defer t.mu.Unlock()
 	c := t.entry(pvc.Name)
 	if _, ok := pvc.Annotations[bench.AnnStorageProvisioner]; ok {
-		setOnce(&c.handedOver, now)
+		setOnce(&c.HandedOver, now)
 	}
 	if pvc.Status.Phase == corev1.ClaimBound {
-		setOnce(&c.bound, now)
+		setOnce(&c.Bound, now)
 		if !slices.Contains(pvc.Finalizers, provisionstate.ProvisioningProtectionFinalizer) {
-			setOnce(&c.settled, now)
+			setOnce(&c.Settled, now)
 		}
 	}
 }
 
-func (t *tracker) onClaimDeleted(obj any) {
+func (t *Tracker) onClaimDeleted(obj any) {
 	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = d.Obj
 	}
@@ -121,10 +133,10 @@ func (t *tracker) onClaimDeleted(obj any) {
 	now := time.Now()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	setOnce(&t.entry(pvc.Name).gone, now)
+	setOnce(&t.entry(pvc.Name).Gone, now)
 }
 
-func (t *tracker) onPV(obj any) {
+func (t *Tracker) onPV(obj any) {
 	pv, ok := obj.(*corev1.PersistentVolume)
 	if !ok || pv.Spec.ClaimRef == nil || pv.Spec.ClaimRef.Namespace != t.namespace {
 		return
@@ -133,10 +145,10 @@ func (t *tracker) onPV(obj any) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.pvs[pv.Name] = pv.Spec.ClaimRef.Name
-	setOnce(&t.entry(pv.Spec.ClaimRef.Name).pvSeen, now)
+	setOnce(&t.entry(pv.Spec.ClaimRef.Name).PVSeen, now)
 }
 
-func (t *tracker) onPVDeleted(obj any) {
+func (t *Tracker) onPVDeleted(obj any) {
 	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = d.Obj
 	}
@@ -148,35 +160,35 @@ func (t *tracker) onPVDeleted(obj any) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	delete(t.pvs, pv.Name)
-	setOnce(&t.entry(pv.Spec.ClaimRef.Name).pvGone, now)
+	setOnce(&t.entry(pv.Spec.ClaimRef.Name).PVGone, now)
 }
 
-// markCreateSent, markCreated and markDeleteSent record the benchmark's own
-// calls.
-func (t *tracker) markCreateSent(name string, at time.Time) {
+// MarkCreateSent, MarkCreated and MarkDeleteSent record the benchmark's own
+// calls, which no watch shows.
+func (t *Tracker) MarkCreateSent(name string, at time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	setOnce(&t.entry(name).createSent, at)
+	setOnce(&t.entry(name).CreateSent, at)
 }
 
-func (t *tracker) markCreated(name string, at time.Time) {
+func (t *Tracker) MarkCreated(name string, at time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	setOnce(&t.entry(name).created, at)
+	setOnce(&t.entry(name).Created, at)
 }
 
-func (t *tracker) markDeleteSent(name string, at time.Time) {
+func (t *Tracker) MarkDeleteSent(name string, at time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	setOnce(&t.entry(name).deleteSent, at)
+	setOnce(&t.entry(name).DeleteSent, at)
 }
 
-// snapshot copies the records of the named claims; a claim never seen has
+// Snapshot copies the records of the named claims; a claim never seen has
 // a zero record.
-func (t *tracker) snapshot(names []string) []claimTimes {
+func (t *Tracker) Snapshot(names []string) []ClaimTimes {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	out := make([]claimTimes, len(names))
+	out := make([]ClaimTimes, len(names))
 	for i, n := range names {
 		if c := t.claims[n]; c != nil {
 			out[i] = *c
@@ -185,8 +197,8 @@ func (t *tracker) snapshot(names []string) []claimTimes {
 	return out
 }
 
-// count returns how many of the named claims satisfy done.
-func (t *tracker) count(names []string, done func(*claimTimes) bool) int {
+// Count returns how many of the named claims satisfy done.
+func (t *Tracker) Count(names []string, done func(*ClaimTimes) bool) int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	n := 0
@@ -198,8 +210,8 @@ func (t *tracker) count(names []string, done func(*claimTimes) bool) int {
 	return n
 }
 
-// livePVs returns how many PVs of the benchmark's claims exist now.
-func (t *tracker) livePVs() int {
+// LivePVs returns how many PVs of the namespace's claims exist now.
+func (t *Tracker) LivePVs() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return len(t.pvs)
