@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"maps"
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
@@ -48,27 +49,53 @@ func onlyOwnWrites(old, cur *v1.PersistentVolumeClaim) bool {
 	return equality.Semantic.DeepEqual(withoutOwnFields(old), withoutOwnFields(cur))
 }
 
-// withoutOwnFields is a copy of claim without its version, its managed
-// fields and what the sidecar's protections write.
+// withoutOwnFields is claim without its version, its managed fields and
+// what the sidecar's protections write. It runs on every claim update, so
+// it copies the claim's top level and only the lists and maps it drops
+// from; the rest stays shared with the cached claim and is never written.
 func withoutOwnFields(claim *v1.PersistentVolumeClaim) *v1.PersistentVolumeClaim {
-	c := claim.DeepCopy()
+	c := *claim
 	c.ResourceVersion = ""
 	c.ManagedFields = nil
-	c.Finalizers = slices.DeleteFunc(c.Finalizers, func(f string) bool { return slices.Contains(ownClaimFinalizers, f) })
-	if len(c.Finalizers) == 0 {
-		c.Finalizers = nil
-	}
-	for _, key := range provisionstate.RequestRecords {
-		delete(c.Annotations, key)
-	}
-	if len(c.Annotations) == 0 {
-		c.Annotations = nil
-	}
-	c.Status.Conditions = slices.DeleteFunc(c.Status.Conditions, func(cond v1.PersistentVolumeClaimCondition) bool {
+	c.Finalizers = without(claim.Finalizers, func(f string) bool { return slices.Contains(ownClaimFinalizers, f) })
+	c.Annotations = withoutKeys(claim.Annotations, provisionstate.RequestRecords)
+	c.Status.Conditions = without(claim.Status.Conditions, func(cond v1.PersistentVolumeClaimCondition) bool {
 		return cond.Type == claimconditions.ConditionType
 	})
-	if len(c.Status.Conditions) == 0 {
-		c.Status.Conditions = nil
+	return &c
+}
+
+// without is a new list of the items of list that drop does not match, nil
+// if none is left; list itself when drop matches none.
+func without[T any](list []T, drop func(T) bool) []T {
+	if !slices.ContainsFunc(list, drop) {
+		if len(list) == 0 {
+			return nil
+		}
+		return list
 	}
-	return c
+	kept := slices.DeleteFunc(slices.Clone(list), drop)
+	if len(kept) == 0 {
+		return nil
+	}
+	return kept
+}
+
+// withoutKeys is a new map of m without keys, nil if nothing is left; m
+// itself when it holds none of them.
+func withoutKeys(m map[string]string, keys []string) map[string]string {
+	if !slices.ContainsFunc(keys, func(k string) bool { _, ok := m[k]; return ok }) {
+		if len(m) == 0 {
+			return nil
+		}
+		return m
+	}
+	kept := maps.Clone(m)
+	for _, k := range keys {
+		delete(kept, k)
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	return kept
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 
@@ -122,5 +123,25 @@ func TestAClaimHandedBackStillReachesTheLibrary(t *testing.T) {
 	}
 	if n != 1 {
 		t.Fatalf("the library got %d updates of a claim handed back, want 1", n)
+	}
+}
+
+func TestTheFilterLeavesTheCachedClaimsAlone(t *testing.T) {
+	claim := handedOverClaim()
+	claim.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply}}
+	protected := next(claim, func(c *v1.PersistentVolumeClaim) {
+		c.Finalizers = append(c.Finalizers, provisionstate.ProvisioningProtectionFinalizer)
+		c.Annotations[provisionstate.AnnVolumeNameTemplate] = `{"template":"{{.UID}}"}`
+		c.Status.Conditions = []v1.PersistentVolumeClaimCondition{{Type: claimconditions.ConditionType, Status: v1.ConditionTrue, Reason: "Provisioning"}}
+	})
+	oldBefore, curBefore := claim.DeepCopy(), protected.DeepCopy()
+	if libraryGets(claim, protected) {
+		t.Fatal("the library got the sidecar's own write")
+	}
+	if !apiequality.Semantic.DeepEqual(claim, oldBefore) || !apiequality.Semantic.DeepEqual(protected, curBefore) {
+		t.Errorf("comparing the two versions changed them:\nold %+v\nnew %+v", claim, protected)
+	}
+	if len(protected.Finalizers) != 2 || len(protected.Annotations) != 3 || len(protected.Status.Conditions) != 1 || len(claim.ManagedFields) != 1 {
+		t.Errorf("the cached claims lost finalizers, annotations, conditions or managed fields: %+v, %+v", claim, protected)
 	}
 }
