@@ -209,7 +209,7 @@ func (r *runner) countRequests(prov, del phaseWindow) error {
 	r.result.Provisioning.EventsRecorded, r.result.Deletion.EventsRecorded = events[0]["event"], events[1]["event"]
 	r.result.Provisioning.DriverCalls, r.result.Deletion.DriverCalls = calls[0], calls[1]
 	limit := SidecarLimit(slices.Concat(r.opts.SidecarArgs, r.variant.Args))
-	r.result.SidecarRate, r.result.SidecarThrottled = sidecarRate(records, measure.Window{From: prov.From, To: prov.busy}, user, limit)
+	r.result.SidecarRate, r.result.SidecarThrottled = sidecarRate(records, measure.Window{From: prov.From, To: prov.busy}, user, limit, mainClientOf(r.variant))
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/csi-protect/external-provisioner/test/bench"
 	"github.com/csi-protect/external-provisioner/test/bench/internal/measure"
 	"github.com/csi-protect/external-provisioner/test/e2e/framework"
 )
@@ -68,7 +69,7 @@ func TestSidecarRateReplaysTheTokenBucket(t *testing.T) {
 	for i := range 100 {
 		records = append(records, record(t0.Add(time.Duration(i+1)*10*time.Millisecond), testSidecarUser, "csi-provisioner/v1", "patch", "persistentvolumeclaims", "", 200))
 	}
-	mean, atLimit := sidecarRate(records, measure.Window{From: t0, To: t0.Add(time.Second + 10*time.Millisecond)}, testSidecarUser, limit)
+	mean, atLimit := sidecarRate(records, measure.Window{From: t0, To: t0.Add(time.Second + 10*time.Millisecond)}, testSidecarUser, limit, everyRequest)
 	if mean < 110 || mean > 125 {
 		t.Errorf("mean rate = %.1f/s, want 120 requests over ~1 s", mean)
 	}
@@ -82,7 +83,7 @@ func TestSidecarRateReplaysTheTokenBucket(t *testing.T) {
 	for i := range 10 {
 		records = append(records, record(t0.Add(time.Duration(i)*100*time.Millisecond), testSidecarUser, "csi-provisioner/v1", "patch", "persistentvolumeclaims", "", 200))
 	}
-	if _, atLimit := sidecarRate(records, measure.Window{From: t0, To: t0.Add(time.Second)}, testSidecarUser, limit); atLimit != 0 {
+	if _, atLimit := sidecarRate(records, measure.Window{From: t0, To: t0.Add(time.Second)}, testSidecarUser, limit, everyRequest); atLimit != 0 {
 		t.Errorf("share at the limit of an idle client = %.2f, want 0", atLimit)
 	}
 }
@@ -94,5 +95,35 @@ func TestSidecarLimitReadsTheLastFlag(t *testing.T) {
 	}
 	if l := SidecarLimit(nil); l.QPS != 5 || l.Burst != 10 {
 		t.Errorf("default limit = %+v, want the sidecar's 5 / 10", l)
+	}
+}
+
+// everyRequest counts every request as the main client's.
+func everyRequest(*framework.AuditEvent) bool { return true }
+
+func TestOnlyTheMainClientsRequestsMeetItsLimit(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	limit := RateLimit{QPS: 100, Burst: 20}
+	var records []framework.AuditEvent
+	// 50 PV creations a second, well under the limit, and as many events and
+	// claim finalizer writes at once: 150 requests a second in all.
+	for i := range 50 {
+		at := t0.Add(time.Duration(i) * 20 * time.Millisecond)
+		records = append(records,
+			record(at, testSidecarUser, "csi-provisioner/v1", "create", "persistentvolumes", "", 201),
+			record(at, testSidecarUser, "csi-provisioner/v1", "create", "events", "", 201),
+			record(at, testSidecarUser, "csi-provisioner/v1", "update", "persistentvolumeclaims", "", 200))
+	}
+	w := measure.Window{From: t0, To: t0.Add(time.Second)}
+	ours := mainClientOf(bench.Variant{Name: "gate on"})
+	mean, atLimit := sidecarRate(records, w, testSidecarUser, limit, ours)
+	if mean < 149 || mean > 151 {
+		t.Errorf("mean rate = %.1f/s, want all 150 requests counted", mean)
+	}
+	if atLimit != 0 {
+		t.Errorf("ours: share at the main client's limit = %.2f, want 0: its events and protection writes have clients of their own", atLimit)
+	}
+	if _, atLimit := sidecarRate(records, w, testSidecarUser, limit, mainClientOf(bench.Baseline(""))); atLimit < 0.5 {
+		t.Errorf("baseline: share at the limit = %.2f, want most: upstream sends all 150 a second on one client", atLimit)
 	}
 }

@@ -58,8 +58,8 @@ type RunResult struct {
 	// (Options.SkipDeletion).
 	DeletionSkipped bool `json:"deletionSkipped,omitempty"`
 	// SidecarRate is the sidecar's mean requests per second while
-	// provisioning; SidecarThrottled the share of those requests sent at
-	// its client-side rate limit (see sidecarRate).
+	// provisioning; SidecarThrottled the share of its main client's
+	// requests sent at that client's rate limit (see sidecarRate).
 	SidecarRate      float64 `json:"sidecarRate"`
 	SidecarThrottled float64 `json:"sidecarThrottled"`
 

@@ -213,7 +213,7 @@ func (r scenario) writeSummary(b *strings.Builder) {
 	}})
 	add(figure{name: "CPU of processes outside the benchmark's stack (cores)", prec: 2, value: func(x *provisioning.RunResult) float64 { return x.CPUProvisioning.OtherCores }})
 	add(figure{name: "sidecar requests / s (mean)", prec: 0, ratio: true, value: func(x *provisioning.RunResult) float64 { return x.SidecarRate }})
-	add(figure{name: "sidecar requests sent at its client rate limit", prec: 0, unit: "%", value: func(x *provisioning.RunResult) float64 { return 100 * x.SidecarThrottled }})
+	add(figure{name: "main client requests sent at its rate limit", prec: 0, unit: "%", value: func(x *provisioning.RunResult) float64 { return 100 * x.SidecarThrottled }})
 	add(figure{name: "events recorded by the sidecar per volume (its log)", prec: 2, value: func(x *provisioning.RunResult) float64 { return x.PerVolume(x.Provisioning.EventsRecorded) }})
 	add(figure{name: "… of which reached the API (create events)", prec: 2, ratio: true, value: func(x *provisioning.RunResult) float64 { return x.PerVolume(x.Provisioning.Sidecar["create events"]) }})
 	if r.Deletes() {

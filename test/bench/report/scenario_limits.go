@@ -22,7 +22,6 @@ type limitFigures struct {
 	settleWall                      float64
 	kcmWrites, allWrites            float64
 	events, eventsSent              float64
-	finalizerWrites                 float64
 }
 
 func limitFiguresOf(v *provisioning.VariantResult) limitFigures {
@@ -51,10 +50,9 @@ func limitFiguresOf(v *provisioning.VariantResult) limitFigures {
 			}
 			return x.PerVolume(n)
 		}),
-		events:          med(func(x *provisioning.RunResult) float64 { return float64(x.Provisioning.EventsRecorded) }),
-		eventsSent:      med(func(x *provisioning.RunResult) float64 { return float64(x.Provisioning.Sidecar["create events"]) }),
-		finalizerWrites: med(func(x *provisioning.RunResult) float64 { return x.PerVolume(x.Provisioning.Sidecar[finalizerWrites]) }),
-		cores:           map[string]float64{},
+		events:     med(func(x *provisioning.RunResult) float64 { return float64(x.Provisioning.EventsRecorded) }),
+		eventsSent: med(func(x *provisioning.RunResult) float64 { return float64(x.Provisioning.Sidecar["create events"]) }),
+		cores:      map[string]float64{},
 	}
 	names := map[string]bool{}
 	for _, run := range v.Runs {
@@ -101,7 +99,7 @@ func (r scenario) writeLimits(b *strings.Builder) {
 		fmt.Fprintf(b, "- **%s** (medians, provisioning phase): the machine's %d cores were %s busy; CPU in cores: %s. "+
 			"Claims waited p50 %.2f s to be handed to the sidecar, %.2f s for the sidecar, %.2f s to be Bound. "+
 			"The benchmark's creates took %.2f s; the last PV existed after %.2f s, when %s of the claims were Bound; the rest were Bound at %.0f claims/s, the last after %.2f s. "+
-			"The sidecar sent %.0f requests/s, %s of them at its client rate limit. "+
+			"The sidecar sent %.0f requests/s; %s of its main client's were sent at its rate limit. "+
 			"kube-controller-manager wrote %.2f times per volume; all clients together %.2f.\n",
 			v.Variant.Name, cores, bench.Pct(lf.busy), lf.coresLine(),
 			lf.handOver, lf.sidecar, lf.binding,
@@ -131,14 +129,10 @@ func (r scenario) writeLimits(b *strings.Builder) {
 	b.WriteString("- The benchmark's own client was not a limit: it created every claim in the first seconds, long before the last was Bound.\n")
 	if a, c := r.Pair(); a != nil {
 		la, lc := limitFiguresOf(a), limitFiguresOf(c)
-		client := ""
-		if la.throttled >= 0.1 {
-			client = ", in a client at its rate limit"
-		}
-		fmt.Fprintf(b, "- **What %s costs here**, %.1f instead of %.1f claims/s: %.2f more writes per volume on top of the %.2f all clients make with %s (%s more work for the API server, which the binder's writes wait behind); the finalizer write before `CreateVolume` on every claim's path%s (the sidecar's stage took p50 %.2f s instead of %.2f s); and the finalizer removals, which go on after the last PV (until %.2f s instead of %.2f s) and are each a claim change that the binder's claim worker syncs too: after the last PV it bound %.0f instead of %.0f claims/s.\n",
+		fmt.Fprintf(b, "- **What %s costs here**, %.1f instead of %.1f claims/s: %.2f more writes per volume on top of the %.2f all clients make with %s (%s more work for the API server, which the binder's writes wait behind); the finalizer write before `CreateVolume` on every claim's path (the sidecar's stage took p50 %.2f s instead of %.2f s); and the finalizer removals, which go on after the last PV (until %.2f s instead of %.2f s) and are each a claim change that the binder's claim worker syncs too: after the last PV it bound %.0f instead of %.0f claims/s.\n",
 			a.Variant.Name, la.thrput, lc.thrput,
 			la.allWrites-lc.allWrites, lc.allWrites, c.Variant.Name, bench.Pct((la.allWrites-lc.allWrites)/lc.allWrites),
-			client, la.sidecar, lc.sidecar, la.settleWall, lc.settleWall, la.tailRate, lc.tailRate)
+			la.sidecar, lc.sidecar, la.settleWall, lc.settleWall, la.tailRate, lc.tailRate)
 	}
 	b.WriteString("\n")
 }
@@ -148,11 +142,7 @@ func (r scenario) writeLimits(b *strings.Builder) {
 func sidecarLimitLine(name string, lf limitFigures, limit provisioning.RateLimit) string {
 	flags := fmt.Sprintf("`--kube-api-qps=%.0f --kube-api-burst=%.0f`", limit.QPS, limit.Burst)
 	if lf.throttled < 0.1 {
-		return fmt.Sprintf("- With %s the sidecar's client rate limit (%s) paced %s of its requests: not a limit.\n", name, flags, bench.Pct(lf.throttled))
+		return fmt.Sprintf("- With %s the sidecar's client rate limit (%s) paced %s of its main client's requests: not a limit.\n", name, flags, bench.Pct(lf.throttled))
 	}
-	line := fmt.Sprintf("- **The sidecar's client rate limit** (%s) paced %s of its requests with %s: once its burst is spent, each request waits its turn in client-go", flags, bench.Pct(lf.throttled), name)
-	if lf.finalizerWrites >= 0.5 {
-		line += fmt.Sprintf(", and the %.2f finalizer writes per volume take turns that PV creation would otherwise get", lf.finalizerWrites)
-	}
-	return line + ".\n"
+	return fmt.Sprintf("- **The sidecar's client rate limit** (%s) paced %s of its main client's requests with %s: once its burst is spent, each request waits its turn in client-go.\n", flags, bench.Pct(lf.throttled), name)
 }
