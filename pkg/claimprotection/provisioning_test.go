@@ -25,6 +25,17 @@ func released(t *testing.T, e *env) func() bool {
 	return func() bool { return !has(e.claim(t, "db"), provisionstate.ProvisioningProtectionFinalizer) }
 }
 
+// bindHeldClaim binds the held claim to its PV, as the binder does, and
+// waits for its provisioning-protection finalizer to go.
+func bindHeldClaim(t *testing.T, e *env) {
+	t.Helper()
+	e.update(t, "db", func(c *v1.PersistentVolumeClaim) {
+		c.Spec.VolumeName = "pvc-uid-db"
+		c.Status.Phase = v1.ClaimBound
+	})
+	eventually(t, "the finalizer to go", released(t, e))
+}
+
 func TestProvisioningProtectionWaitsForTheBinder(t *testing.T) {
 	claim := heldClaim()
 	claim.Finalizers = append([]string{pvcProtection}, claim.Finalizers...)
@@ -42,11 +53,7 @@ func TestProvisioningProtectionGoesOnceTheClaimIsBound(t *testing.T) {
 	claim.Finalizers = append([]string{pvcProtection}, claim.Finalizers...)
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{claim}, volumes: []*v1.PersistentVolume{pvOf(claim)}})
 	e.run(t)
-	e.update(t, "db", func(c *v1.PersistentVolumeClaim) {
-		c.Spec.VolumeName = "pvc-uid-db"
-		c.Status.Phase = v1.ClaimBound
-	})
-	eventually(t, "the finalizer to go", released(t, e))
+	bindHeldClaim(t, e)
 	if got := e.claim(t, "db").Finalizers; len(got) != 1 || got[0] != pvcProtection {
 		t.Fatalf("finalizers = %v; others must stay", got)
 	}
@@ -67,11 +74,7 @@ func TestTheRequestsRecordsGoWithTheFinalizer(t *testing.T) {
 	}
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{claim}, volumes: []*v1.PersistentVolume{pvOf(claim)}})
 	e.run(t)
-	e.update(t, "db", func(c *v1.PersistentVolumeClaim) {
-		c.Spec.VolumeName = "pvc-uid-db"
-		c.Status.Phase = v1.ClaimBound
-	})
-	eventually(t, "the finalizer to go", released(t, e))
+	bindHeldClaim(t, e)
 	got := e.claim(t, "db").Annotations
 	for _, key := range provisionstate.RequestRecords {
 		if _, ok := got[key]; ok {

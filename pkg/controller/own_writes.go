@@ -65,37 +65,25 @@ func withoutOwnFields(claim *v1.PersistentVolumeClaim) *v1.PersistentVolumeClaim
 	return &c
 }
 
-// without is a new list of the items of list that drop does not match, nil
-// if none is left; list itself when drop matches none.
+// without is a new list of the items of list that drop does not match;
+// list itself when drop matches none. (Semantic equality takes an empty
+// list for none.)
 func without[T any](list []T, drop func(T) bool) []T {
 	if !slices.ContainsFunc(list, drop) {
-		if len(list) == 0 {
-			return nil
-		}
 		return list
 	}
-	kept := slices.DeleteFunc(slices.Clone(list), drop)
-	if len(kept) == 0 {
-		return nil
-	}
-	return kept
+	return slices.DeleteFunc(slices.Clone(list), drop)
 }
 
-// withoutKeys is a new map of m without keys, nil if nothing is left; m
-// itself when it holds none of them.
+// withoutKeys is a new map of m without keys; m itself when it holds none
+// of them.
 func withoutKeys(m map[string]string, keys []string) map[string]string {
 	if !slices.ContainsFunc(keys, func(k string) bool { _, ok := m[k]; return ok }) {
-		if len(m) == 0 {
-			return nil
-		}
 		return m
 	}
 	kept := maps.Clone(m)
 	for _, k := range keys {
 		delete(kept, k)
-	}
-	if len(kept) == 0 {
-		return nil
 	}
 	return kept
 }
