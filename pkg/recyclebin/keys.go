@@ -30,4 +30,16 @@ const (
 	// AnnPurge, written by a user on a retained PV with the value "true",
 	// asks that its volume be deleted now.
 	AnnPurge = "provisioner.storage.kubernetes.io/purge"
+
+	// AnnReclaimPolicy on a kept PV is the reclaim policy it had before the
+	// bin set Retain ("Delete"); the bin gives it back at expiry, purge or
+	// give-back. While the PV says Retain, no provisioner that does not know
+	// the bin (upstream external-provisioner, kube-controller-manager, this
+	// sidecar with retention off) deletes its volume.
+	AnnReclaimPolicy = "provisioner.storage.kubernetes.io/reclaim-policy"
+	// FinalizerKept is on a PV while the bin keeps its volume: a kept PV
+	// deleted while no sidecar that knows the bin runs stays Terminating,
+	// still naming its volume, instead of vanishing and leaving the volume
+	// behind. The bin deletes the volume and then removes it.
+	FinalizerKept = "provisioner.storage.kubernetes.io/recycle-bin"
 )
