@@ -11,6 +11,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/csi-protect/external-provisioner/pkg/controller"
+	"github.com/csi-protect/external-provisioner/pkg/features"
 	"github.com/csi-protect/external-provisioner/pkg/recyclebin"
 )
 
@@ -45,18 +46,29 @@ func newRecycleBin(logger klog.Logger, o recycleBinOptions) (worker, error) {
 		logger.Info("Recycle bin is on", "retention", o.Config.volumeRetention)
 	}
 	ctrl, err := recyclebin.New(recyclebin.Options{
-		Client:         o.Client,
-		VolumeInformer: o.Volumes,
-		ClaimInformer:  o.Claims,
-		Bin:            o.Bin,
-		Fit:            recyclebin.FitOptions{Driver: o.Driver.Name, InTreePlugin: o.Driver.MigratedFrom},
-		HandOver:       o.Provisioner.RequeueVolume,
-		Owns:           o.Provisioner.OwnsVolume,
-		EventRecorder:  o.EventRecorder,
-		Metrics:        o.Metrics,
+		Client:           o.Client,
+		VolumeInformer:   o.Volumes,
+		ClaimInformer:    o.Claims,
+		Bin:              o.Bin,
+		Fit:              recyclebin.FitOptions{Driver: o.Driver.Name, InTreePlugin: o.Driver.MigratedFrom},
+		HandOver:         o.Provisioner.RequeueVolume,
+		DeleteVolume:     o.Provisioner.Delete,
+		LibraryFinalizer: libraryFinalizer(o.Config),
+		Owns:             o.Provisioner.OwnsVolume,
+		EventRecorder:    o.EventRecorder,
+		Metrics:          o.Metrics,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("creating recycle bin controller: %w", err)
 	}
 	return func(ctx context.Context) { ctrl.Run(ctx, 1) }, nil
+}
+
+// libraryFinalizer is the PV finalizer the provisioning library keeps, ""
+// when HonorPVReclaimPolicy is off and it keeps none.
+func libraryFinalizer(cfg *config) string {
+	if !cfg.gates.Enabled(features.HonorPVReclaimPolicy) {
+		return ""
+	}
+	return controller.LibraryPVFinalizer
 }

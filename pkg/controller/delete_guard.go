@@ -18,6 +18,10 @@ import (
 // the name).
 const libraryPVFinalizer = "external-provisioner.volume.kubernetes.io/finalizer"
 
+// LibraryPVFinalizer is libraryPVFinalizer, for the recycle bin, which gives
+// it back to a PV it kept.
+const LibraryPVFinalizer = libraryPVFinalizer
+
 var _ controller.DeletionGuard = &Provisioner{}
 
 // ShouldDelete keeps the library from deleting a volume the recycle bin

@@ -49,6 +49,13 @@ type Change struct {
 	// cleared in it, so a finalizer and its marker change together.
 	SetAnnotations    map[string]string
 	RemoveAnnotations []string
+	// SetLabels and RemoveLabels change labels in the same write.
+	SetLabels    map[string]string
+	RemoveLabels []string
+	// Spec is a JSON merge patch of the object's spec sent in the same
+	// write, for a finalizer that goes with a change of what the object
+	// asks for (a PV's reclaim policy). Only patch targets send it.
+	Spec map[string]any
 }
 
 // Option adds to the change of Add or Remove.
@@ -129,13 +136,28 @@ func Patch(obj metav1.Object, c Change) ([]byte, error) {
 	if len(annotations) > 0 {
 		meta["annotations"] = annotations
 	}
+	labels := map[string]any{}
+	for k, v := range d.setLabels {
+		labels[k] = v
+	}
+	for _, k := range d.removeLabels {
+		labels[k] = nil
+	}
+	if len(labels) > 0 {
+		meta["labels"] = labels
+	}
 	meta["resourceVersion"] = obj.GetResourceVersion()
 	meta["uid"] = string(obj.GetUID())
-	return json.Marshal(map[string]any{"metadata": meta})
+	body := map[string]any{"metadata": meta}
+	if len(c.Spec) > 0 {
+		body["spec"] = c.Spec
+	}
+	return json.Marshal(body)
 }
 
 // Apply applies c to obj's metadata in place and reports whether it changed
-// anything. Update targets call it on their copy.
+// anything. Update targets call it on their copy; c.Spec is not applied
+// (Write refuses it for them).
 func Apply(obj metav1.Object, c Change) bool {
 	d := plan(obj, c)
 	if !d.changes() {
@@ -145,17 +167,25 @@ func Apply(obj metav1.Object, c Change) bool {
 		obj.SetFinalizers(d.finalizers)
 	}
 	if len(d.setAnnotations) > 0 || len(d.removeAnnotations) > 0 {
-		annotations := maps.Clone(obj.GetAnnotations())
-		if annotations == nil {
-			annotations = map[string]string{}
-		}
-		maps.Copy(annotations, d.setAnnotations)
-		for _, k := range d.removeAnnotations {
-			delete(annotations, k)
-		}
-		obj.SetAnnotations(annotations)
+		obj.SetAnnotations(applied(obj.GetAnnotations(), d.setAnnotations, d.removeAnnotations))
+	}
+	if len(d.setLabels) > 0 || len(d.removeLabels) > 0 {
+		obj.SetLabels(applied(obj.GetLabels(), d.setLabels, d.removeLabels))
 	}
 	return true
+}
+
+// applied is a copy of m with set written and remove deleted.
+func applied(m, set map[string]string, remove []string) map[string]string {
+	out := maps.Clone(m)
+	if out == nil {
+		out = map[string]string{}
+	}
+	maps.Copy(out, set)
+	for _, k := range remove {
+		delete(out, k)
+	}
+	return out
 }
 
 // delta is what a Change does to one object: only what differs from it.
@@ -164,10 +194,14 @@ type delta struct {
 	finalizersChanged bool
 	setAnnotations    map[string]string
 	removeAnnotations []string
+	setLabels         map[string]string
+	removeLabels      []string
+	spec              bool
 }
 
 func (d delta) changes() bool {
-	return d.finalizersChanged || len(d.setAnnotations) > 0 || len(d.removeAnnotations) > 0
+	return d.finalizersChanged || len(d.setAnnotations) > 0 || len(d.removeAnnotations) > 0 ||
+		len(d.setLabels) > 0 || len(d.removeLabels) > 0 || d.spec
 }
 
 func plan(obj metav1.Object, c Change) delta {
@@ -182,21 +216,32 @@ func plan(obj metav1.Object, c Change) delta {
 	if !slices.Equal(finalizers, obj.GetFinalizers()) {
 		d.finalizers, d.finalizersChanged = finalizers, true
 	}
-	current := obj.GetAnnotations()
-	for k, v := range c.SetAnnotations {
-		if old, ok := current[k]; !ok || old != v {
-			if d.setAnnotations == nil {
-				d.setAnnotations = map[string]string{}
-			}
-			d.setAnnotations[k] = v
-		}
-	}
-	for _, k := range c.RemoveAnnotations {
-		if _, ok := current[k]; ok && !slices.Contains(d.removeAnnotations, k) {
-			d.removeAnnotations = append(d.removeAnnotations, k)
-		}
-	}
+	d.setAnnotations, d.removeAnnotations = planMap(obj.GetAnnotations(), c.SetAnnotations, c.RemoveAnnotations)
+	d.setLabels, d.removeLabels = planMap(obj.GetLabels(), c.SetLabels, c.RemoveLabels)
+	// The caller asks for a spec change only when it differs: the object's
+	// spec is not read here.
+	d.spec = len(c.Spec) > 0
 	return d
+}
+
+// planMap returns what of set and remove changes current.
+func planMap(current, set map[string]string, remove []string) (map[string]string, []string) {
+	var toSet map[string]string
+	var toRemove []string
+	for k, v := range set {
+		if old, ok := current[k]; !ok || old != v {
+			if toSet == nil {
+				toSet = map[string]string{}
+			}
+			toSet[k] = v
+		}
+	}
+	for _, k := range remove {
+		if _, ok := current[k]; ok && !slices.Contains(toRemove, k) {
+			toRemove = append(toRemove, k)
+		}
+	}
+	return toSet, toRemove
 }
 
 func describe(c Change) string {

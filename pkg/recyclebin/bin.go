@@ -62,7 +62,7 @@ func (b *Bin) Decide(pv *v1.PersistentVolume) (Decision, error) {
 }
 
 func releasedWithDelete(pv *v1.PersistentVolume) bool {
-	return pv.Status.Phase == v1.VolumeReleased && pv.Spec.PersistentVolumeReclaimPolicy == v1.PersistentVolumeReclaimDelete
+	return pv.Status.Phase == v1.VolumeReleased && reclaimPolicy(pv) == v1.PersistentVolumeReclaimDelete
 }
 
 // Holds reports whether pv's volume must not be deleted now. A decision

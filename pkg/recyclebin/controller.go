@@ -17,6 +17,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/csi-protect/external-provisioner/internal/reconcile"
+	"github.com/csi-protect/external-provisioner/pkg/finalizer"
 )
 
 // Options configure the controller.
@@ -29,6 +30,16 @@ type Options struct {
 	// HandOver gives a PV whose volume may now be deleted to the
 	// provisioning library, which deletes it through the normal path.
 	HandOver func(pv *v1.PersistentVolume)
+	// DeleteVolume deletes the volume of a kept PV that is being deleted,
+	// through the provisioner's deletion path (secrets, attachment check);
+	// the library leaves such a PV alone, since it says Retain or lacks the
+	// library's finalizer.
+	DeleteVolume func(ctx context.Context, pv *v1.PersistentVolume) error
+	// LibraryFinalizer is the provisioning library's PV finalizer when the
+	// library keeps one ("" when it does not): the library removes it
+	// while a kept PV says Retain, and the bin gives it back with the
+	// reclaim policy.
+	LibraryFinalizer string
 	// Owns tells whether this sidecar deletes pv's volume; with
 	// --node-deployment only one node's does, and only it keeps, expires
 	// and gives back the volume. Nil owns every volume.
@@ -53,11 +64,15 @@ type Controller struct {
 	bin      *Bin
 	fit      FitOptions
 	handOver func(pv *v1.PersistentVolume)
-	owns     func(pv *v1.PersistentVolume) (bool, error)
-	recorder record.EventRecorder
-	metrics  *Metrics
-	clock    clock.PassiveClock
-	loop     *reconcile.Loop[string]
+	// deleteVolume and libraryFinalizer are Options'.
+	deleteVolume     func(ctx context.Context, pv *v1.PersistentVolume) error
+	libraryFinalizer string
+	volumeWriter     finalizer.Target
+	owns             func(pv *v1.PersistentVolume) (bool, error)
+	recorder         record.EventRecorder
+	metrics          *Metrics
+	clock            clock.PassiveClock
+	loop             *reconcile.Loop[string]
 
 	mu sync.Mutex
 	// retained are the PVs kept now, by name, with their capacity in
@@ -76,8 +91,8 @@ type Controller struct {
 // informers start.
 func New(opts Options) (*Controller, error) {
 	switch {
-	case opts.Client == nil, opts.VolumeInformer == nil, opts.ClaimInformer == nil, opts.Bin == nil, opts.HandOver == nil, opts.EventRecorder == nil:
-		return nil, errors.New("recycle bin controller needs a client, PV and claim informers, a bin, a hand-over and an event recorder")
+	case opts.Client == nil, opts.VolumeInformer == nil, opts.ClaimInformer == nil, opts.Bin == nil, opts.HandOver == nil, opts.DeleteVolume == nil, opts.EventRecorder == nil:
+		return nil, errors.New("recycle bin controller needs a client, PV and claim informers, a bin, a hand-over, a volume deletion and an event recorder")
 	case opts.Fit.Driver == "":
 		return nil, errors.New("recycle bin controller needs the driver name")
 	}
@@ -94,6 +109,7 @@ func New(opts Options) (*Controller, error) {
 		client: opts.Client, volumes: opts.VolumeInformer.Lister(), claims: opts.ClaimInformer.Lister(),
 		synced: []cache.InformerSynced{volumes.HasSynced, claims.HasSynced},
 		bin:    opts.Bin, fit: opts.Fit, handOver: opts.HandOver, owns: opts.Owns, recorder: opts.EventRecorder,
+		deleteVolume: opts.DeleteVolume, libraryFinalizer: opts.LibraryFinalizer, volumeWriter: finalizer.PersistentVolumes(opts.Client),
 		metrics: m, clock: clk,
 		retained: map[string]int64{}, handedOver: map[types.UID]bool{}, held: map[types.UID]bool{},
 	}
@@ -159,9 +175,9 @@ func (c *Controller) inScope(pv *v1.PersistentVolume) bool {
 }
 
 // concerns: a released PV the bin may keep, or one that carries the bin's
-// metadata.
+// metadata or protection.
 func (c *Controller) concerns(pv *v1.PersistentVolume) bool {
-	if pv.Status.Phase == v1.VolumeReleased && pv.Spec.PersistentVolumeReclaimPolicy == v1.PersistentVolumeReclaimDelete {
+	if releasedWithDelete(pv) || carriesProtection(pv) {
 		return true
 	}
 	_, recorded := pv.Annotations[AnnRetainedUntil]

@@ -28,6 +28,10 @@ func TestAReleasedVolumeIsRecordedInOneWritePinnedToItsVersion(t *testing.T) {
 		pv.Annotations[AnnRetainedUntil] = until
 		pv.Annotations[AnnRetainedFrom] = "apps/data uid-claim-1"
 		pv.Labels[LabelRetained] = "true"
+		// Nothing that does not know the bin deletes a Retain PV.
+		pv.Spec.PersistentVolumeReclaimPolicy = v1.PersistentVolumeReclaimRetain
+		pv.Annotations[AnnReclaimPolicy] = "Delete"
+		pv.Finalizers = append(pv.Finalizers, FinalizerKept)
 	})
 }
 
@@ -67,34 +71,48 @@ func TestAKeptVolumeIsHandedOverWhenItsRequeueComesAtTheDeadline(t *testing.T) {
 	}
 
 	e.clock.SetTime(deadline)
-	e.resync(t, "pvc-1") // the requeue
+	e.resync(t, "pvc-1") // the requeue: the policy is given back
+	e.resync(t, "pvc-1") // as the write's update event does
 
-	if got := e.handOvers.all(); len(got) != 1 || got[0].Name != "pvc-1" {
-		t.Fatalf("handed over %v; want pvc-1 once", names(got))
+	got := e.handOvers.all()
+	if len(got) == 0 || got[0].Name != "pvc-1" || got[0].Spec.PersistentVolumeReclaimPolicy != v1.PersistentVolumeReclaimDelete {
+		t.Fatalf("handed over %v; want pvc-1, saying Delete", names(got))
 	}
 	if got := e.events.with(ReasonExpired); !slices.Equal(got, []string{onVolume("pvc-1", "Normal VolumeRetentionExpired Retention ended at 2026-11-27T11:00:00Z: deleting the volume")}) {
 		t.Errorf("expiry events = %q", got)
 	}
 }
 
-func TestAnExpiredVolumeIsHandedOverWithOneEventAndOneCount(t *testing.T) {
+func TestAnExpiredVolumeIsGivenBackToDeleteInOneWriteWithOneEventAndOneCount(t *testing.T) {
 	expired := newVolume("pvc-1", recordedUntil(now.Add(-time.Second)))
 	e := newEnv(t, setup{retention: 72 * time.Hour, volumes: []*v1.PersistentVolume{expired}})
+	before := e.pv(t, "pvc-1")
 	e.run(t)
-	e.waitSyncs(t, "pvc-1", 1)
+	eventually(t, "the policy given back", func() bool {
+		return e.pv(t, "pvc-1").Spec.PersistentVolumeReclaimPolicy == v1.PersistentVolumeReclaimDelete
+	})
 	for range 3 {
 		e.resync(t, "pvc-1")
 	}
 
+	e.expectOneWritePinnedTo(t, before)
+	expectOnly(t, before, e.pv(t, "pvc-1"), func(pv *v1.PersistentVolume) {
+		// The deadline stays: it tells the deletion path the volume
+		// expired.
+		pv.Spec.PersistentVolumeReclaimPolicy = v1.PersistentVolumeReclaimDelete
+		delete(pv.Annotations, AnnReclaimPolicy)
+		pv.Finalizers = []string{"kubernetes.io/pv-protection", libraryFinalizer}
+	})
+	// Each sync after the write hands it over again, one more look for the
+	// library at a PV it is deleting; the event and the count are once
+	// per volume.
 	handedOver := e.handOvers.all()
 	if len(handedOver) == 0 {
 		t.Fatal("not handed over")
 	}
-	// Each sync hands it over again, one more look for the library at a
-	// PV it is deleting; the event and the count are once per volume.
 	for _, pv := range handedOver {
-		if pv.Name != "pvc-1" || pv.UID != expired.UID {
-			t.Errorf("handed over %s (%s); want pvc-1", pv.Name, pv.UID)
+		if pv.Name != "pvc-1" || pv.UID != expired.UID || pv.Spec.PersistentVolumeReclaimPolicy != v1.PersistentVolumeReclaimDelete {
+			t.Errorf("handed over %s (%s) saying %s; want pvc-1 saying Delete", pv.Name, pv.UID, pv.Spec.PersistentVolumeReclaimPolicy)
 		}
 	}
 	if got := e.events.all(); !slices.Equal(got, []string{onVolume("pvc-1", "Normal VolumeRetentionExpired Retention ended at 2026-11-27T09:59:59Z: deleting the volume")}) {
@@ -102,6 +120,17 @@ func TestAnExpiredVolumeIsHandedOverWithOneEventAndOneCount(t *testing.T) {
 	}
 	if got := e.metric(t, "expiries_total"); got != 1 {
 		t.Errorf("expiries_total = %v; want 1", got)
+	}
+}
+
+func TestAnExpiredVolumeKeptUnprotectedIsHandedOverWithoutAWrite(t *testing.T) {
+	e := newEnv(t, setup{volumes: []*v1.PersistentVolume{newVolume("pvc-1", keptUnprotected(now.Add(-time.Second)))}})
+	e.run(t)
+	e.waitSyncs(t, "pvc-1", 1)
+	e.resync(t, "pvc-1")
+
+	if got := e.handOvers.all(); len(got) == 0 || got[0].Name != "pvc-1" {
+		t.Fatalf("handed over %v; want pvc-1", names(got))
 	}
 	if w := e.writes("persistentvolumes"); len(w) != 0 {
 		t.Errorf("writes = %v; the library deletes, the bin writes nothing", w)
@@ -302,8 +331,9 @@ func TestAPendingRestoreRequestDoesNotStopTheDeadline(t *testing.T) {
 	}
 
 	e.clock.SetTime(deadline)
-	e.resync(t, "pvc-1") // the requeue
-	if got := e.handOvers.all(); len(got) != 1 {
+	e.resync(t, "pvc-1") // the requeue: the policy is given back
+	eventually(t, "the hand-over after the policy's", func() bool { return len(e.handOvers.all()) > 0 })
+	if got := e.handOvers.all(); got[0].Name != "pvc-1" {
 		t.Errorf("handed over %v at the deadline; want pvc-1", names(got))
 	}
 }

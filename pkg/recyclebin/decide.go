@@ -61,14 +61,14 @@ type Decision struct {
 }
 
 // Decide says what becomes of pv's volume at now, when retention is what
-// its class sets today. Only a released PV with reclaim policy Delete is the
-// bin's; any other is Delete, which leaves it to the checks that exist
+// its class sets today. Only a released PV with reclaim policy Delete (the
+// one recorded while the bin keeps it, see reclaimPolicy) is the bin's; any other is Delete, which leaves it to the checks that exist
 // without the bin. A recorded deadline wins over retention: the retention
 // in force at release is the one that counts. A recorded deadline that does
 // not parse keeps the volume and is an error: bad input must not delete
 // data.
 func Decide(pv *v1.PersistentVolume, retention time.Duration, now time.Time) (Decision, error) {
-	if pv.Spec.PersistentVolumeReclaimPolicy != v1.PersistentVolumeReclaimDelete {
+	if reclaimPolicy(pv) != v1.PersistentVolumeReclaimDelete {
 		return Decision{State: Delete}, nil
 	}
 	if pv.DeletionTimestamp != nil || pv.Annotations[AnnPurge] == "true" {

@@ -30,6 +30,12 @@ func TestDecide(t *testing.T) {
 	retainPolicy.Spec.PersistentVolumeReclaimPolicy = v1.PersistentVolumeReclaimRetain
 	bound := releasedVolume(nil)
 	bound.Status.Phase = v1.VolumeBound
+	// kept is protected: it says Retain, with Delete recorded.
+	kept := func(recorded, until string) *v1.PersistentVolume {
+		pv := releasedVolume(map[string]string{AnnRetainedUntil: until, AnnReclaimPolicy: recorded})
+		pv.Spec.PersistentVolumeReclaimPolicy = v1.PersistentVolumeReclaimRetain
+		return pv
+	}
 
 	cases := []struct {
 		name      string
@@ -46,6 +52,10 @@ func TestDecide(t *testing.T) {
 		{"the PV object being deleted: deleted now", deleting, time.Hour, Decision{State: Purge}},
 		{"reclaim policy Retain: not the bin's", retainPolicy, time.Hour, Decision{State: Delete}},
 		{"not released: not the bin's", bound, time.Hour, Decision{State: Delete}},
+		{"kept saying Retain, before the deadline: kept", kept("Delete", later), 0, Decision{State: Keep, Until: now.Add(time.Hour)}},
+		{"kept saying Retain, the deadline passed: expired", kept("Delete", earlier), 0, Decision{State: Expired, Until: now.Add(-time.Second)}},
+		{"Retain recorded: not the bin's", kept("Retain", earlier), time.Hour, Decision{State: Delete}},
+		{"a recorded policy that names none: not the bin's, so kept", kept("delete", earlier), time.Hour, Decision{State: Delete}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

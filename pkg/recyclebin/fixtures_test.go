@@ -42,6 +42,9 @@ const (
 
 const gi = 1 << 30
 
+// libraryFinalizer is the provisioning library's PV finalizer.
+const libraryFinalizer = "external-provisioner.volume.kubernetes.io/finalizer"
+
 // start is the fake clock's time when a test begins: off the whole second,
 // so that a deadline shows whether it was cut to whole seconds.
 var start = now.Add(300 * time.Millisecond)
@@ -69,7 +72,7 @@ func newVolume(name string, opts ...volumeOption) *v1.PersistentVolume {
 				"app":                       "db",
 				"topology.example.com/zone": "zone-a",
 			},
-			Finalizers: []string{"kubernetes.io/pv-protection", "external-provisioner.volume.kubernetes.io/finalizer"},
+			Finalizers: []string{"kubernetes.io/pv-protection", libraryFinalizer},
 		},
 		Spec: v1.PersistentVolumeSpec{
 			Capacity:                      v1.ResourceList{v1.ResourceStorage: resource.MustParse("10Gi")},
@@ -105,14 +108,33 @@ func newVolume(name string, opts ...volumeOption) *v1.PersistentVolume {
 	return pv
 }
 
-// recordedUntil is what the controller writes when it keeps a volume
-// until until.
+// recordedUntil is a volume kept until until: what the controller writes
+// when it keeps one (the deadline and where from, the label, reclaim policy
+// Retain with Delete recorded, the bin's finalizer), and the library's
+// finalizer gone, as the library removes it from a PV that says Retain.
 func recordedUntil(until time.Time) volumeOption {
+	return func(pv *v1.PersistentVolume) {
+		keptUnprotected(until)(pv)
+		protectedByTheBin(pv)
+	}
+}
+
+// keptUnprotected is a volume kept until until by a sidecar that did not
+// protect what it kept: only the deadline, where from and the label.
+func keptUnprotected(until time.Time) volumeOption {
 	return func(pv *v1.PersistentVolume) {
 		pv.Annotations[AnnRetainedUntil] = until.UTC().Format(time.RFC3339)
 		pv.Annotations[AnnRetainedFrom] = fmt.Sprintf("%s/%s %s", oldNamespace, oldClaim, oldUID)
 		pv.Labels[LabelRetained] = "true"
 	}
+}
+
+// protectedByTheBin is the protection of a kept volume, with the library's
+// finalizer gone.
+func protectedByTheBin(pv *v1.PersistentVolume) {
+	pv.Spec.PersistentVolumeReclaimPolicy = v1.PersistentVolumeReclaimRetain
+	pv.Annotations[AnnReclaimPolicy] = string(v1.PersistentVolumeReclaimDelete)
+	pv.Finalizers = append(slices.DeleteFunc(slices.Clone(pv.Finalizers), func(f string) bool { return f == libraryFinalizer }), FinalizerKept)
 }
 
 // restoreTo is a user's restore request.
@@ -197,6 +219,7 @@ type env struct {
 	clock     *testingclock.FakePassiveClock
 	events    *eventLog
 	handOvers *handOvers
+	deletions *volumeDeletions
 	registry  metrics.KubeRegistry
 	ctx       context.Context
 	// syncs are the outcomes of the loop's syncs by PV name, results
@@ -241,6 +264,7 @@ func newEnv(t *testing.T, s setup) *env {
 		clock:     testingclock.NewFakePassiveClock(start),
 		events:    newEventLog(),
 		handOvers: &handOvers{},
+		deletions: &volumeDeletions{},
 		registry:  registry,
 		ctx:       ctx,
 	}
@@ -257,11 +281,14 @@ func newEnv(t *testing.T, s setup) *env {
 		Bin:            e.bin,
 		Fit:            FitOptions{Driver: driver},
 		HandOver:       e.handOvers.handOver,
-		Owns:           s.owns,
-		EventRecorder:  e.events,
-		Metrics:        m,
-		Clock:          e.clock,
-		RateLimiter:    testutil.InstantRetries[string](),
+		DeleteVolume:   e.deletions.delete,
+		// The fixtures' PVs carry the library's finalizer.
+		LibraryFinalizer: libraryFinalizer,
+		Owns:             s.owns,
+		EventRecorder:    e.events,
+		Metrics:          m,
+		Clock:            e.clock,
+		RateLimiter:      testutil.InstantRetries[string](),
 		Processed: func(name string, result reconcile.Result, err error) {
 			e.results.add(name, result)
 			e.syncs.Processed(name, result, err)

@@ -74,6 +74,34 @@ func (h *handOvers) all() []*v1.PersistentVolume {
 	return append([]*v1.PersistentVolume(nil), h.pvs...)
 }
 
+// volumeDeletions stands for the provisioner's deletion path: it records
+// the PVs whose volume the controller deleted itself, and answers err.
+type volumeDeletions struct {
+	mu  sync.Mutex
+	pvs []string
+	err error
+}
+
+func (d *volumeDeletions) delete(_ context.Context, pv *v1.PersistentVolume) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.pvs = append(d.pvs, pv.Name)
+	return d.err
+}
+
+func (d *volumeDeletions) fail(err error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.err = err
+}
+
+// all returns the PVs whose volume was deleted so far, in order.
+func (d *volumeDeletions) all() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]string(nil), d.pvs...)
+}
+
 // results records what each sync asked of the loop, by PV name.
 type results struct {
 	mu    sync.Mutex

@@ -2,18 +2,17 @@ package recyclebin
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"maps"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
 	"github.com/csi-protect/external-provisioner/internal/reconcile"
+	"github.com/csi-protect/external-provisioner/pkg/finalizer"
 )
 
 func (c *Controller) sync(ctx context.Context, name string) (reconcile.Result, error) {
@@ -49,6 +48,11 @@ func (c *Controller) sync(ctx context.Context, name string) (reconcile.Result, e
 		return reconcile.RequeueAfter(d.Until.Sub(now)), nil
 	case Keep:
 		c.setRetained(pv, true)
+		if !protected(pv) {
+			// Kept before the bin protected what it keeps, or a user took
+			// the protection off: the write's update brings the PV back.
+			return reconcile.Done, c.protect(ctx, pv)
+		}
 		// Only a kept volume is given back: an expired or purged one may
 		// be being deleted, and one not recorded yet is recorded first.
 		if target, asked, err := RestoreRequest(pv); asked {
@@ -60,27 +64,86 @@ func (c *Controller) sync(ctx context.Context, name string) (reconcile.Result, e
 		return reconcile.RequeueAfter(d.Until.Sub(now)), nil
 	case Expired, Purge:
 		c.setRetained(pv, false)
-		if _, recorded := pv.Annotations[AnnRetainedUntil]; recorded && c.firstHandOver(pv) {
-			if d.State == Expired {
-				c.metrics.Expiries.Inc()
-				c.recorder.Eventf(pv, v1.EventTypeNormal, ReasonExpired, "Retention ended at %s: deleting the volume", d.Until.Format(time.RFC3339))
-			} else {
-				c.metrics.Purges.Inc()
-				c.recorder.Event(pv, v1.EventTypeNormal, ReasonPurged, "Purge requested: deleting the volume before its deadline")
-			}
+		c.tellHandOver(pv, d)
+		if pv.DeletionTimestamp != nil && finalizer.Has(pv, FinalizerKept) {
+			return reconcile.Done, c.purgeDeleted(ctx, pv)
+		}
+		if carriesProtection(pv) {
+			// The library deletes it once it says Delete again: the
+			// write's update event brings it to the library.
+			return reconcile.Done, c.write(ctx, pv, handBack(pv, c.libraryFinalizer), "giving back the reclaim policy of")
 		}
 		// The library deletes it now, as it deletes any released volume;
 		// on a restart its own resync would too, only later. Handing it
 		// over again on a later sync is one more look at a PV the library
 		// is deleting, nothing more.
 		c.handOver(pv)
-	default: // Delete, Rebinding
+	case Rebinding:
 		c.setRetained(pv, false)
-		if wasHeld && d.State == Delete {
+	default: // Delete
+		c.setRetained(pv, false)
+		if carriesProtection(pv) {
+			// Given back and bound, or no longer the bin's: what it asks
+			// for is its recorded policy again.
+			return reconcile.Done, c.write(ctx, pv, handBack(pv, c.libraryFinalizer), "giving back the reclaim policy of")
+		}
+		if wasHeld {
 			c.handOver(pv)
 		}
 	}
 	return reconcile.Done, nil
+}
+
+// tellHandOver posts the event and counts the expiry or purge of a kept
+// volume, once per volume in this process.
+func (c *Controller) tellHandOver(pv *v1.PersistentVolume, d Decision) {
+	if _, recorded := pv.Annotations[AnnRetainedUntil]; !recorded || !c.firstHandOver(pv) {
+		return
+	}
+	if d.State == Expired {
+		c.metrics.Expiries.Inc()
+		c.recorder.Eventf(pv, v1.EventTypeNormal, ReasonExpired, "Retention ended at %s: deleting the volume", d.Until.Format(time.RFC3339))
+		return
+	}
+	c.metrics.Purges.Inc()
+	c.recorder.Event(pv, v1.EventTypeNormal, ReasonPurged, "Purge requested: deleting the volume before its deadline")
+}
+
+// purgeDeleted deletes the volume of a kept PV that is being deleted, which
+// the library leaves alone (it has no finalizer of the library's, or says
+// Retain), and then lets the PV go. A restart between the two calls
+// DeleteVolume again, which the driver answers as done.
+func (c *Controller) purgeDeleted(ctx context.Context, pv *v1.PersistentVolume) error {
+	if err := c.deleteVolume(ctx, pv); err != nil {
+		return fmt.Errorf("deleting the volume of PersistentVolume %s, which is being deleted: %w", pv.Name, err)
+	}
+	klog.FromContext(ctx).Info("Volume of a kept PV being deleted deleted", "handle", volumeHandle(pv))
+	return c.write(ctx, pv, released(c.libraryFinalizer), "releasing")
+}
+
+// protect makes pv's volume safe from deleters that do not know the bin.
+func (c *Controller) protect(ctx context.Context, pv *v1.PersistentVolume) error {
+	if err := c.write(ctx, pv, protect(pv), "protecting the kept volume of"); err != nil {
+		return err
+	}
+	klog.FromContext(ctx).Info("Kept volume protected: reclaim policy Retain while the recycle bin keeps it", "recordedPolicy", reclaimPolicy(pv))
+	return nil
+}
+
+// write sends change as one write pinned to pv's version: a PV that changed
+// since answers 409 and is decided again from the fresher copy.
+func (c *Controller) write(ctx context.Context, pv *v1.PersistentVolume, change finalizer.Change, what string) error {
+	if _, err := finalizer.Write(ctx, c.volumeWriter, pv, change); err != nil {
+		return fmt.Errorf("%s PersistentVolume %s: %w", what, pv.Name, err)
+	}
+	return nil
+}
+
+func volumeHandle(pv *v1.PersistentVolume) string {
+	if pv.Spec.CSI != nil {
+		return pv.Spec.CSI.VolumeHandle
+	}
+	return ""
 }
 
 // setHeld records whether the bin holds pv now, and says whether it held it
@@ -97,13 +160,16 @@ func (c *Controller) setHeld(pv *v1.PersistentVolume, held bool) bool {
 	return before
 }
 
-// record writes the deadline, the claim it came from and the label in one
-// patch pinned to the PV's version: a PV that changed since is decided
-// again from the fresher copy.
+// record writes the deadline, the claim it came from, the label and the
+// protection in one write pinned to the PV's version: a PV that changed
+// since is decided again from the fresher copy.
 func (c *Controller) record(ctx context.Context, pv *v1.PersistentVolume, until time.Time) error {
 	annotations, labels := Record(pv, until)
-	if err := c.patchPinned(ctx, pv, map[string]any{"annotations": annotations, "labels": labels}, nil); err != nil {
-		return fmt.Errorf("recording the retention of PersistentVolume %s: %w", pv.Name, err)
+	change := protect(pv)
+	maps.Copy(change.SetAnnotations, annotations)
+	change.SetLabels = labels
+	if err := c.write(ctx, pv, change, "recording the retention of"); err != nil {
+		return err
 	}
 	retention := until.Sub(c.clock.Now()).Round(time.Second)
 	klog.FromContext(ctx).Info("Volume retained", "until", until, "from", annotations[AnnRetainedFrom])
@@ -149,50 +215,24 @@ func (c *Controller) restore(ctx context.Context, pv *v1.PersistentVolume, targe
 }
 
 // giveBack points the PV's claimRef at claim, clears the bin's metadata and
-// says to which claim it was given, in one patch pinned to the PV's
-// version; kube-controller-manager then binds the two.
+// says to which claim it was given, in one write pinned to the PV's
+// version; kube-controller-manager then binds the two. The PV keeps saying
+// Retain until they are bound (see sync), so that nothing deletes it while
+// it is Released and on its way to the claim.
 func (c *Controller) giveBack(ctx context.Context, pv *v1.PersistentVolume, claim *v1.PersistentVolumeClaim) error {
 	annotations, labels := Recorded()
-	setAnnotations := nulls(annotations)
-	setAnnotations[AnnRestoredTo] = claimID(claim.Namespace, claim.Name, claim.UID)
-	spec := map[string]any{"claimRef": map[string]any{
+	change := protect(pv)
+	change.SetAnnotations[AnnRestoredTo] = claimID(claim.Namespace, claim.Name, claim.UID)
+	change.RemoveAnnotations, change.RemoveLabels = annotations, labels
+	if change.Spec == nil {
+		change.Spec = map[string]any{}
+	}
+	change.Spec["claimRef"] = map[string]any{
 		"kind": "PersistentVolumeClaim", "apiVersion": "v1",
 		"namespace": claim.Namespace, "name": claim.Name, "uid": claim.UID,
 		"resourceVersion": nil, "fieldPath": nil,
-	}}
-	if err := c.patchPinned(ctx, pv, map[string]any{"annotations": setAnnotations, "labels": nulls(labels)}, spec); err != nil {
-		return fmt.Errorf("giving PersistentVolume %s to claim %s: %w", pv.Name, klog.KObj(claim), err)
 	}
-	return nil
-}
-
-// patchPinned sends one merge patch of pv's metadata (and spec, if set),
-// pinned to the version and UID it was decided on: a PV that changed since
-// answers 409, and is decided again from the fresher copy. A merge patch
-// touches only the keys it names, so the cache's trimmed copy is never
-// written back.
-func (c *Controller) patchPinned(ctx context.Context, pv *v1.PersistentVolume, metadata, spec map[string]any) error {
-	metadata["resourceVersion"] = pv.ResourceVersion
-	metadata["uid"] = pv.UID
-	body := map[string]any{"metadata": metadata}
-	if spec != nil {
-		body["spec"] = spec
-	}
-	patch, err := json.Marshal(body)
-	if err != nil {
-		return err
-	}
-	_, err = c.client.CoreV1().PersistentVolumes().Patch(ctx, pv.Name, types.MergePatchType, patch, metav1.PatchOptions{})
-	return err
-}
-
-// nulls is a merge patch's removal of keys.
-func nulls(keys []string) map[string]any {
-	m := make(map[string]any, len(keys))
-	for _, k := range keys {
-		m[k] = nil
-	}
-	return m
+	return c.write(ctx, pv, change, fmt.Sprintf("giving to claim %s", klog.KObj(claim)))
 }
 
 func (c *Controller) firstHandOver(pv *v1.PersistentVolume) bool {

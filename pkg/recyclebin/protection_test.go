@@ -1,0 +1,123 @@
+package recyclebin
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// beingDeleted is a PV a user deleted: it waits for its finalizers.
+func beingDeleted(pv *v1.PersistentVolume) { pv.DeletionTimestamp = &metav1.Time{Time: start} }
+
+func TestAVolumeKeptUnprotectedIsProtectedInOneWriteAndKeepsItsDeadline(t *testing.T) {
+	deadline := now.Add(time.Hour)
+	e := newEnv(t, setup{volumes: []*v1.PersistentVolume{newVolume("pvc-1", keptUnprotected(deadline))}})
+	before := e.pv(t, "pvc-1")
+	e.run(t)
+	eventually(t, "the PV to say Retain", func() bool {
+		return e.pv(t, "pvc-1").Spec.PersistentVolumeReclaimPolicy == v1.PersistentVolumeReclaimRetain
+	})
+	e.resync(t, "pvc-1")
+
+	e.expectOneWritePinnedTo(t, before)
+	expectOnly(t, before, e.pv(t, "pvc-1"), func(pv *v1.PersistentVolume) {
+		pv.Spec.PersistentVolumeReclaimPolicy = v1.PersistentVolumeReclaimRetain
+		pv.Annotations[AnnReclaimPolicy] = "Delete"
+		pv.Finalizers = append(pv.Finalizers, FinalizerKept)
+	})
+	results := e.results.of("pvc-1")
+	if last := results[len(results)-1]; last.RequeueAfter != deadline.Sub(start) {
+		t.Errorf("requeue after %v; want %v: the recorded deadline holds", last.RequeueAfter, deadline.Sub(start))
+	}
+	if n := len(e.handOvers.all()); n != 0 {
+		t.Errorf("handed over %d times before the deadline", n)
+	}
+}
+
+func TestAKeptVolumeDeletedByAUserHasItsVolumeDeletedAndThenGoes(t *testing.T) {
+	before := newVolume("pvc-1", recordedUntil(now.Add(72*time.Hour)), beingDeleted)
+	e := newEnv(t, setup{volumes: []*v1.PersistentVolume{before}})
+	before = e.pv(t, "pvc-1")
+	e.run(t)
+	eventually(t, "the bin's finalizer to go", func() bool { return !slices.Contains(e.pv(t, "pvc-1").Finalizers, FinalizerKept) })
+	e.resync(t, "pvc-1")
+
+	if got := e.deletions.all(); len(got) == 0 || got[0] != "pvc-1" {
+		t.Fatalf("volumes deleted: %v; want pvc-1's", got)
+	}
+	e.expectOneWritePinnedTo(t, before)
+	expectOnly(t, before, e.pv(t, "pvc-1"), func(pv *v1.PersistentVolume) {
+		// Only kube-controller-manager's PV protection is left, which lets
+		// a Released PV go.
+		pv.Finalizers = []string{"kubernetes.io/pv-protection"}
+		delete(pv.Annotations, AnnReclaimPolicy)
+	})
+	if h := e.handOvers.all(); len(h) != 0 {
+		t.Errorf("handed over %v: the library leaves a PV being deleted without its finalizer alone", names(h))
+	}
+	if got := e.events.with(ReasonPurged); len(got) != 1 {
+		t.Errorf("purge events = %q; want one", got)
+	}
+}
+
+func TestAKeptVolumeBeingDeletedKeepsItsFinalizerWhileDeleteVolumeFails(t *testing.T) {
+	e := newEnv(t, setup{volumes: []*v1.PersistentVolume{newVolume("pvc-1", recordedUntil(now.Add(72*time.Hour)), beingDeleted)}})
+	e.deletions.fail(errors.New("backend unavailable"))
+	e.run(t)
+	eventually(t, "two attempts", func() bool { return len(e.deletions.all()) >= 2 })
+
+	if w := e.writes("persistentvolumes"); len(w) != 0 {
+		t.Errorf("writes = %v; the PV must keep naming its volume until the volume is deleted", w)
+	}
+}
+
+func TestAGivenBackVolumeSaysRetainUntilBoundThenDeleteAgain(t *testing.T) {
+	e := newEnv(t, setup{
+		volumes: []*v1.PersistentVolume{newVolume("pvc-1", recordedUntil(now.Add(72*time.Hour)), restoreTo("restored/data-again"))},
+		claims:  []*v1.PersistentVolumeClaim{newClaim(newNamespace, newClaimName, newUID, "pvc-1")},
+	})
+	e.run(t)
+	eventually(t, "the PV to name the new claim", func() bool { return e.pv(t, "pvc-1").Spec.ClaimRef.UID == newUID })
+	e.resync(t, "pvc-1")
+	if pv := e.pv(t, "pvc-1"); !protected(pv) {
+		t.Fatalf("the PV given back but not bound says %s with finalizers %v; want it still protected", pv.Spec.PersistentVolumeReclaimPolicy, pv.Finalizers)
+	}
+
+	// kube-controller-manager binds them.
+	pv := e.pv(t, "pvc-1")
+	bound(pv)
+	if _, err := e.client.CoreV1().PersistentVolumes().UpdateStatus(context.Background(), pv, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	before := e.pv(t, "pvc-1")
+	eventually(t, "the PV to say Delete", func() bool {
+		return e.pv(t, "pvc-1").Spec.PersistentVolumeReclaimPolicy == v1.PersistentVolumeReclaimDelete
+	})
+	expectOnly(t, before, e.pv(t, "pvc-1"), func(pv *v1.PersistentVolume) {
+		pv.Spec.PersistentVolumeReclaimPolicy = v1.PersistentVolumeReclaimDelete
+		delete(pv.Annotations, AnnReclaimPolicy)
+		pv.Finalizers = []string{"kubernetes.io/pv-protection", libraryFinalizer}
+	})
+	if h := e.handOvers.all(); len(h) != 0 {
+		t.Errorf("handed over %v; a bound volume is not deleted", names(h))
+	}
+}
+
+func TestAVolumeWhoseRecordedPolicyIsRetainIsLetGoWithoutDeletingIt(t *testing.T) {
+	e := newEnv(t, setup{volumes: []*v1.PersistentVolume{newVolume("pvc-1", recordedUntil(now.Add(72*time.Hour)), beingDeleted,
+		func(pv *v1.PersistentVolume) { pv.Annotations[AnnReclaimPolicy] = "Retain" })}})
+	e.run(t)
+	eventually(t, "the bin's finalizer to go", func() bool { return !slices.Contains(e.pv(t, "pvc-1").Finalizers, FinalizerKept) })
+
+	if got := e.deletions.all(); len(got) != 0 {
+		t.Errorf("volumes deleted: %v; the recorded policy Retain keeps the volume", got)
+	}
+	if pv := e.pv(t, "pvc-1"); pv.Spec.PersistentVolumeReclaimPolicy != v1.PersistentVolumeReclaimRetain {
+		t.Errorf("policy %s; want Retain", pv.Spec.PersistentVolumeReclaimPolicy)
+	}
+}
