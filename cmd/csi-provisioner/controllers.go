@@ -97,7 +97,7 @@ func newControllers(ctx context.Context, o controllersOptions) (*controllers, er
 	}
 	provisioning := newProvisionController(logger, provisionControllerOptions{
 		Config: cfg, Client: clients.core, EventsClient: clients.events, Driver: drv, Provisioner: provisioner, Capacity: capacityTracking,
-		Claims: claims, Volumes: volumes, Classes: classes, Nodes: topology.nodes, Metrics: metrics.lib,
+		Claims: claims, Volumes: volumes, Classes: classes, Metrics: metrics.lib,
 	})
 	claimProtection, err := newClaimProtection(claimProtectionOptions{
 		Config: cfg, Client: clients.protection, Claims: claims, Volumes: volumes, Calls: calls, Provisioner: provisioner,

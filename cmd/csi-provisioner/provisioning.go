@@ -76,8 +76,8 @@ type nodeTopologyOptions struct {
 
 // newNodeTopology picks where topology comes from. Nodes and CSINodes are
 // read only for topology: in large clusters Nodes are a big share of the
-// cache, so without topology nothing watches them (and the library looks a
-// selected node up with a GET).
+// cache, so without topology nothing watches them (and nothing looks a
+// selected node up: see Provisioner.LibraryNodesLister).
 func newNodeTopology(logger klog.Logger, o nodeTopologyOptions) nodeTopology {
 	switch {
 	case o.Local != nil:
@@ -215,7 +215,6 @@ type provisionControllerOptions struct {
 	Claims   coreinformers.PersistentVolumeClaimInformer
 	Volumes  coreinformers.PersistentVolumeInformer
 	Classes  storageinformers.StorageClassInformer
-	Nodes    corelisters.NodeLister
 	Metrics  libmetrics.Metrics
 }
 
@@ -250,7 +249,8 @@ func newProvisionController(logger klog.Logger, o provisionControllerOptions) *l
 		libcontroller.ClaimsInformer(o.Provisioner.LibraryClaimsInformer(o.Claims.Informer())),
 		libcontroller.VolumesInformer(o.Provisioner.LibraryVolumesInformer(o.Volumes.Informer())),
 		libcontroller.ClassesInformer(o.Classes.Informer()),
-		libcontroller.NodesLister(o.Nodes),
+		// The selected node's lookup is the provisioner's, as upstream's.
+		libcontroller.NodesLister(o.Provisioner.LibraryNodesLister()),
 		libcontroller.AddFinalizer(cfg.gates.Enabled(features.HonorPVReclaimPolicy)),
 		libcontroller.MetricsInstance(o.Metrics),
 		// The in-tree plugin's classes, claims and PVs are this driver's too.

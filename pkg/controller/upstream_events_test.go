@@ -245,6 +245,39 @@ func TestEventsAsUpstream(t *testing.T) {
 			},
 		},
 		{
+			// The selected Node deleted with its CSINode: lib v13 hands
+			// Provision the name alone and posts its Provisioning event
+			// first; the same path as the row above.
+			name: "selected node that does not exist", claim: withSelectedNode(libraryClaim("db")), class: waitForFirstConsumer(newClass(nil)),
+			topology: true,
+			objects:  func(o *envObjects) { o.nodes, o.csiNodes = nil, nil },
+			want: []upstreamEvent{libraryProvisioning("db"), provisioningFailed(
+				`failed to get selected CSINode node-1: csinode.storage.k8s.io "node-1" not found`)},
+			check: func(t *testing.T, r *libraryRun) {
+				testutil.Eventually(t, 10*time.Second, "the selected node removed", func() bool {
+					claim, err := r.env.client.CoreV1().PersistentVolumeClaims(testNamespace).Get(context.Background(), "db", metav1.GetOptions{})
+					_, selected := claim.Annotations[annSelectedNode]
+					return err == nil && !selected
+				})
+			},
+		},
+		{
+			// The selected Node deleted, its CSINode still there:
+			// topology.go getTopologyFromNodeName finds no labels (isMissingKey);
+			// controller.go prepareProvision.
+			name: "selected node that does not exist, its CSINode left", claim: withSelectedNode(libraryClaim("db")), class: waitForFirstConsumer(newClass(nil)),
+			topology: true,
+			objects:  func(o *envObjects) { o.nodes = nil },
+			want: []upstreamEvent{libraryProvisioning("db"), provisioningFailed(
+				"error generating accessibility requirements: topology labels from selected node map[] does not match topology keys from CSINode [example.com/zone]")},
+		},
+		{
+			// Without topology nothing reads the selected node (controller.go
+			// Provision): the volume is made.
+			name: "selected node that does not exist, no topology", claim: withSelectedNode(libraryClaim("db")), class: waitForFirstConsumer(newClass(nil)),
+			want: []upstreamEvent{libraryProvisioning("db"), {v1.EventTypeNormal, "ProvisioningSucceeded", "Successfully provisioned volume " + pvName}},
+		},
+		{
 			// topology.go GenerateAccessibilityRequirements, no topology
 			// keys for the selected node; controller.go prepareProvision
 			// prefixes "error generating accessibility requirements: ".
@@ -446,6 +479,7 @@ func newLibraryRun(t *testing.T, row eventRow) *libraryRun {
 		libcontroller.ClaimsInformer(r.informers.Core().V1().PersistentVolumeClaims().Informer()),
 		libcontroller.VolumesInformer(r.informers.Core().V1().PersistentVolumes().Informer()),
 		libcontroller.ClassesInformer(r.informers.Storage().V1().StorageClasses().Informer()),
+		libcontroller.NodesLister(r.env.prov.LibraryNodesLister()),
 	)
 	return r
 }
