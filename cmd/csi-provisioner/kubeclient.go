@@ -15,9 +15,13 @@ import (
 )
 
 // restConfig builds the API server configuration from the flags (see
-// cmdutil.RESTConfig for the KUBECONFIG rule).
+// cmdutil.RESTConfig for the KUBECONFIG rule). The user agent is
+// client-go's default, which upstream sends: the binary's name, client-go's
+// version, OS and architecture. The API server takes the default field
+// manager of the sidecar's writes from it (the binary's name), so audit
+// filters and managedFields read as upstream's.
 func restConfig(logger klog.Logger, cfg *config, getenv func(string) string) (*rest.Config, error) {
-	return cmdutil.RESTConfig(logger, cfg.kube, "csi-provisioner/"+version, getenv)
+	return cmdutil.RESTConfig(logger, cfg.kube, rest.DefaultKubernetesUserAgent(), getenv)
 }
 
 // kubeClients are the API clients of the process, built once by run.

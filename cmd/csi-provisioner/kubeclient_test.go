@@ -1,7 +1,6 @@
 package main
 
 import (
-	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -50,8 +49,9 @@ func TestRestConfig(t *testing.T) {
 			if rc.QPS != tc.wantQPS || rc.Burst != tc.wantBurst {
 				t.Errorf("QPS %v burst %d, want %v and %d", rc.QPS, rc.Burst, tc.wantQPS, tc.wantBurst)
 			}
-			if !strings.HasPrefix(rc.UserAgent, "csi-provisioner/") {
-				t.Errorf("user agent %q", rc.UserAgent)
+			// Upstream's: client-go's default, named after the binary.
+			if want := rest.DefaultKubernetesUserAgent(); rc.UserAgent != want {
+				t.Errorf("user agent %q, want %q", rc.UserAgent, want)
 			}
 		})
 	}
