@@ -91,5 +91,8 @@ func newClaimConditions(logger klog.Logger, o claimConditionsOptions) (worker, e
 	if err != nil {
 		return nil, fmt.Errorf("creating claim conditions controller: %w", err)
 	}
-	return func(ctx context.Context) { ctrl.Run(ctx, claimConditionsWorkers) }, nil
+	return func(ctx context.Context) {
+		ctrl.Run(ctx, claimConditionsWorkers)
+		handOff(ctx, ctrl.HandOff)
+	}, nil
 }

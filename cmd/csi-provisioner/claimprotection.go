@@ -45,6 +45,7 @@ func newClaimProtection(o claimProtectionOptions) (worker, error) {
 		Replayer:               o.Provisioner,
 		ProvisioningProtection: o.ProvisioningProtection,
 		NodeName:               o.Local.name(),
+		Serves:                 o.Provisioner.ServesClaim,
 		EventRecorder:          o.EventRecorder,
 		// Built after the provisioning library, which registers it.
 		ClaimUIDIndex: controller.LibraryClaimUIDIndex,
@@ -56,5 +57,8 @@ func newClaimProtection(o claimProtectionOptions) (worker, error) {
 		return nil, fmt.Errorf("creating claim protection controller: %w", err)
 	}
 	threads := int(cfg.claimProtectionThreads)
-	return func(ctx context.Context) { ctrl.Run(ctx, threads) }, nil
+	return func(ctx context.Context) {
+		ctrl.Run(ctx, threads)
+		handOff(ctx, ctrl.HandOff)
+	}, nil
 }

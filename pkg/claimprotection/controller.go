@@ -54,7 +54,10 @@ type Options struct {
 	// NodeName is this sidecar's node with --node-deployment, else empty.
 	// Then only claims provisioned on this node (or on none) are replayed
 	// here: another node's driver holds the others' volumes.
-	NodeName      string
+	NodeName string
+	// Serves tells the claims this sidecar provisions, which HandOff looks
+	// at; nil is every claim.
+	Serves        func(claim *v1.PersistentVolumeClaim) bool
 	EventRecorder record.EventRecorder
 	// ClaimUIDIndex names an index of the claim informer by UID that
 	// another controller registers first (the provisioning library's,
@@ -91,6 +94,7 @@ type Controller struct {
 	replayer   Replayer
 	protect    bool
 	nodeName   string
+	serves     func(claim *v1.PersistentVolumeClaim) bool
 	metrics    *Metrics
 	holds      *finalizer.Holds[types.UID]
 	recorder   record.EventRecorder
@@ -146,6 +150,7 @@ func New(opts Options) (*Controller, error) {
 		replayer:   opts.Replayer,
 		protect:    opts.ProvisioningProtection,
 		nodeName:   opts.NodeName,
+		serves:     opts.Serves,
 		metrics:    m,
 		holds: finalizer.NewHolds[types.UID](finalizer.HoldsOptions{
 			Gauge: m.HeldClaims, Recorder: opts.EventRecorder,

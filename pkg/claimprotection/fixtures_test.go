@@ -68,6 +68,8 @@ type setup struct {
 	// uidIndex, if set, is an index of claims by UID registered before the
 	// controller, as the provisioning library's is, for it to use.
 	uidIndex string
+	// serves is Options.Serves.
+	serves func(*v1.PersistentVolumeClaim) bool
 }
 
 // env is a claim protection controller over informers of a fake API
@@ -120,6 +122,7 @@ func newEnv(t *testing.T, s setup) *env {
 		NodeName:               s.nodeName,
 		EventRecorder:          recorder,
 		ClaimUIDIndex:          s.uidIndex,
+		Serves:                 s.serves,
 		Metrics:                m,
 	})
 	if err != nil {

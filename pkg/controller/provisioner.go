@@ -163,6 +163,12 @@ const (
 	annMigratedTo             = "pv.kubernetes.io/migrated-to"
 )
 
+// ServesClaim tells whether this sidecar provisions claim: its driver, or
+// the in-tree plugin it replaces, is the claim's provisioner.
+func (p *Provisioner) ServesClaim(claim *v1.PersistentVolumeClaim) bool {
+	return p.forThisDriver(claim)
+}
+
 // forThisDriver tells whether the PV controller handed claim to this
 // driver.
 func (p *Provisioner) forThisDriver(claim *v1.PersistentVolumeClaim) bool {

@@ -1,0 +1,55 @@
+package claimconditions
+
+import (
+	"context"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// When the sidecar stops serving claims, the condition goes from every
+// claim of its driver, pending or Bound, with one pinned status patch each,
+// and nothing else of the claim's status changes; claims of other drivers
+// keep theirs.
+func TestHandOffRemovesTheConditionFromTheClaimsOfThisDriverOnly(t *testing.T) {
+	pending := withCondition(newClaim("db", "fast"), ReasonProvisioning, msgProvisioning)
+	pending.Status.Conditions = append(pending.Status.Conditions, v1.PersistentVolumeClaimCondition{Type: v1.PersistentVolumeClaimResizing, Status: v1.ConditionTrue})
+	bound := withCondition(newClaim("logs", "fast"), ReasonDriverError, "...")
+	bound.Status.Phase = v1.ClaimBound
+	bound.Status.Capacity = v1.ResourceList{v1.ResourceStorage: resource.MustParse("1Gi")}
+	other := withCondition(newClaim("cache", "other"), ReasonProvisioning, msgProvisioning)
+	other.Annotations = map[string]string{annStorageProvisioner: "other.example.com"}
+	plain := newClaim("plain", "fast")
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{pending, bound, other, plain}, trim: true})
+
+	if removed := e.ctrl.HandOff(context.Background()); removed != 2 {
+		t.Errorf("removed %d conditions; want 2", removed)
+	}
+	for _, name := range []string{"db", "logs"} {
+		if c := e.condition(t, name); c != nil {
+			t.Errorf("claim %s keeps %+v", name, c)
+		}
+	}
+	if c := e.condition(t, "cache"); c == nil {
+		t.Error("another driver's claim lost its condition")
+	}
+	if got := e.claim(t, "db").Status.Conditions; len(got) != 1 || got[0].Type != v1.PersistentVolumeClaimResizing {
+		t.Errorf("conditions of db = %+v; want the resizer's kept", got)
+	}
+	if got := e.claim(t, "logs").Status; got.Phase != v1.ClaimBound || got.Capacity.Storage().String() != "1Gi" {
+		t.Errorf("status of logs = %+v; want its phase and capacity kept", got)
+	}
+	if n := e.statusPatches(); n != 2 {
+		t.Errorf("%d status patches; want one per claim carrying the condition", n)
+	}
+}
+
+func TestHandOffStopsWhenItsTimeIsUp(t *testing.T) {
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{withCondition(newClaim("db", "fast"), ReasonProvisioning, msgProvisioning)}})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if removed := e.ctrl.HandOff(ctx); removed != 0 || e.statusPatches() != 0 {
+		t.Errorf("removed %d with %d writes after the deadline; want none", removed, e.statusPatches())
+	}
+}

@@ -1,0 +1,92 @@
+package claimprotection
+
+import (
+	"context"
+	"slices"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/klog/v2"
+
+	"github.com/csi-protect/external-provisioner/pkg/finalizer"
+	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
+)
+
+// ReasonProtectionKept is the event on a claim that keeps the
+// provisioning-protection finalizer when the sidecar stops serving it.
+const ReasonProtectionKept = "ProvisioningProtectionKept"
+
+const msgKept = "The sidecar stopped while a CreateVolume for this claim may have made a volume: the finalizer " +
+	provisionstate.ProvisioningProtectionFinalizer + " stays, so that the volume is not leaked. A csi-protect sidecar takes it up; " +
+	"a provisioner that does not know it (upstream external-provisioner) never removes it: once the claim is Bound, remove it by hand (README, Back to upstream)"
+
+// HandOff leaves, when the sidecar stops serving claims (its workers have
+// stopped: shutdown, or leadership lost), no provisioning-protection
+// finalizer that nothing needs. Whoever serves the claims next may not know
+// the finalizer (upstream external-provisioner after an image rollback): a
+// claim it then binds would keep it, and its deletion would never end.
+//
+// It removes the finalizer, with the request records, from each claim of
+// this sidecar that is Bound, and from each whose last CreateVolume in this
+// process ended with a final error (no volume was made; a sidecar that
+// provisions it again puts the finalizer back first), as a sync would. Every other claim
+// keeps it, since a volume may exist that only the finalizer accounts for,
+// and is told so with an event. Each removal is one write pinned to the
+// cached claim's version. It stops when ctx ends and returns how many
+// claims it released.
+func (c *Controller) HandOff(ctx context.Context) int {
+	logger := klog.FromContext(ctx)
+	claims, err := c.claims.List(labels.Everything())
+	if err != nil {
+		logger.Error(err, "Cannot list the claims to hand off")
+		return 0
+	}
+	released, kept := 0, 0
+	for _, claim := range claims {
+		if !finalizer.Has(claim, provisionstate.ProvisioningProtectionFinalizer) || !c.handsOff(claim) {
+			continue
+		}
+		if !c.needsNoProtection(claim) {
+			kept++
+			c.recorder.Event(claim, v1.EventTypeNormal, ReasonProtectionKept, msgKept)
+			continue
+		}
+		if ctx.Err() != nil {
+			kept++
+			continue
+		}
+		change := finalizer.Change{
+			Remove:            []string{provisionstate.ProvisioningProtectionFinalizer},
+			RemoveAnnotations: slices.Clone(provisionstate.RequestRecords),
+		}
+		switch _, err := finalizer.Write(ctx, finalizer.PersistentVolumeClaims(c.client), claim, change); {
+		case err == nil:
+			released++
+		case apierrors.IsConflict(err), apierrors.IsNotFound(err):
+		default:
+			kept++
+			logger.V(2).Info("Finalizer not removed at hand-off", "PVC", klog.KObj(claim), "reason", err.Error())
+		}
+	}
+	if released > 0 || kept > 0 {
+		logger.Info("Handed off the claims this sidecar no longer serves", "released", released, "kept", kept)
+	}
+	return released
+}
+
+// needsNoProtection tells whether claim's finalizer protects nothing now:
+// it is Bound, or its last CreateVolume in this process was refused for
+// good.
+func (c *Controller) needsNoProtection(claim *v1.PersistentVolumeClaim) bool {
+	return claim.Status.Phase == v1.ClaimBound || c.calls.State(claim.UID) == provisionstate.Final
+}
+
+// handsOff tells the claims this sidecar hands off: those of its driver
+// and, with --node-deployment, of its node.
+func (c *Controller) handsOff(claim *v1.PersistentVolumeClaim) bool {
+	if c.nodeName != "" && provisionstate.ProvisioningNode(claim) != c.nodeName {
+		return false
+	}
+	return c.serves == nil || c.serves(claim)
+}
