@@ -121,3 +121,23 @@ func TestAVolumeWhoseRecordedPolicyIsRetainIsLetGoWithoutDeletingIt(t *testing.T
 		t.Errorf("policy %s; want Retain", pv.Spec.PersistentVolumeReclaimPolicy)
 	}
 }
+
+// README, Recycle bin: a restore request made once a purge was asked for
+// is refused, on both objects, since the volume is being deleted.
+func TestARestoreRequestOnAPurgedVolumeIsRefusedOnBothObjects(t *testing.T) {
+	e := newEnv(t, setup{
+		volumes: []*v1.PersistentVolume{newVolume("pvc-1", recordedUntil(now.Add(72*time.Hour)), purgeRequested, restoreTo("restored/data-again"))},
+		claims:  []*v1.PersistentVolumeClaim{newClaim(newNamespace, newClaimName, newUID, "pvc-1")},
+	})
+	e.run(t)
+	eventually(t, "the refusals", func() bool { return len(e.events.with(ReasonRestoreRefused)) == 2 })
+
+	msg := "Warning VolumeRestoreRefused Volume pvc-1 is not given back: it is being deleted, since a purge was requested"
+	want := []string{onVolume("pvc-1", msg), onClaim(newNamespace, newClaimName, msg)}
+	if got := e.events.with(ReasonRestoreRefused); !slices.Equal(distinct(got), want) {
+		t.Errorf("refusals = %q; want %q", got, want)
+	}
+	if ref := e.pv(t, "pvc-1").Spec.ClaimRef; ref.UID != oldUID {
+		t.Errorf("the purged PV names claim %s; want the one it came from", ref.UID)
+	}
+}

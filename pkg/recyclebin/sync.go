@@ -95,18 +95,34 @@ func (c *Controller) sync(ctx context.Context, name string) (reconcile.Result, e
 }
 
 // tellHandOver posts the event and counts the expiry or purge of a kept
-// volume, once per volume in this process.
+// volume, once per volume in this process. A restore request the volume
+// still carries is refused then, on the PV and on the claim it names: the
+// volume is being deleted.
 func (c *Controller) tellHandOver(pv *v1.PersistentVolume, d Decision) {
 	if _, recorded := pv.Annotations[AnnRetainedUntil]; !recorded || !c.firstHandOver(pv) {
 		return
 	}
+	why := "a purge was requested"
 	if d.State == Expired {
+		why = "its retention ended at " + d.Until.Format(time.RFC3339)
 		c.metrics.Expiries.Inc()
 		c.recorder.Eventf(pv, v1.EventTypeNormal, ReasonExpired, "Retention ended at %s: deleting the volume", d.Until.Format(time.RFC3339))
+	} else {
+		c.metrics.Purges.Inc()
+		c.recorder.Event(pv, v1.EventTypeNormal, ReasonPurged, "Purge requested: deleting the volume before its deadline")
+	}
+	target, asked, err := RestoreRequest(pv)
+	if !asked {
 		return
 	}
-	c.metrics.Purges.Inc()
-	c.recorder.Event(pv, v1.EventTypeNormal, ReasonPurged, "Purge requested: deleting the volume before its deadline")
+	msg := fmt.Sprintf("Volume %s is not given back: it is being deleted, since %s", pv.Name, why)
+	c.recorder.Event(pv, v1.EventTypeWarning, ReasonRestoreRefused, msg)
+	if err != nil {
+		return
+	}
+	if claim, err := c.claims.PersistentVolumeClaims(target.Namespace).Get(target.Name); err == nil {
+		c.recorder.Event(claim, v1.EventTypeWarning, ReasonRestoreRefused, msg)
+	}
 }
 
 // purgeDeleted deletes the volume of a kept PV that is being deleted, which
