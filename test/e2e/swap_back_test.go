@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/csi-protect/external-provisioner/test/e2e/framework"
 )
@@ -17,9 +18,10 @@ import (
 // The recycle bin's volumes survive a plain swap to a provisioner that does
 // not know the bin, and the bin takes them up again after the swap back.
 //
-// Four claims are deleted and their volumes kept: one is deleted by a user
-// while the stand-in runs, one asked back for a new claim, one purged, and
-// one whose retention ends meanwhile. A fifth claim, of a class without
+// Five claims are deleted and their volumes kept: one is deleted by a user
+// while the stand-in runs, one asked back for a new claim, one purged, one
+// whose retention ends meanwhile, and one let go to the stand-in with the
+// documented patch, which the stand-in then deletes. A fifth claim, of a class without
 // retention, is deleted under the stand-in: its volume goes, which shows
 // the stand-in deletes what a Released Delete PV names. No kept volume is
 // deleted under it and their data stay; back on this sidecar, the deleted
@@ -35,7 +37,8 @@ func TestRecycleBinSurvivesASwapToAProvisionerThatDoesNotKnowIt(t *testing.T) {
 	deletedByUser := provisionAndRetain(ctx, t, s, "default", "deleted-by-user", "mock")
 	askedBack := provisionAndRetain(ctx, t, s, "default", "asked-back", "mock")
 	purged := provisionAndRetain(ctx, t, s, "default", "purged", "mock")
-	kept := []retainedVolume{expiring, deletedByUser, askedBack, purged}
+	letGo := provisionAndRetain(ctx, t, s, "default", "let-go", "mock")
+	kept := []retainedVolume{expiring, deletedByUser, askedBack, purged, letGo}
 	for _, r := range kept {
 		waitForPV(ctx, t, s, r.pv.Name, "to be kept safely", keptSafely)
 	}
@@ -60,6 +63,15 @@ func TestRecycleBinSurvivesASwapToAProvisionerThatDoesNotKnowIt(t *testing.T) {
 	}
 	deleteClaim(ctx, t, s, "default", "control")
 	waitForBackendVolumeGone(ctx, t, s, control.Spec.CSI.VolumeHandle)
+
+	// docs/back-to-upstream.md's way to have upstream delete a kept
+	// volume: the policy back and the bin's finalizer off, in one patch.
+	if _, err := s.Client().CoreV1().PersistentVolumes().Patch(ctx, letGo.pv.Name, types.StrategicMergePatchType, []byte(letGoPatch), metav1.PatchOptions{}); err != nil {
+		t.Fatalf("the documented patch: %v", err)
+	}
+	waitForBackendVolumeGone(ctx, t, s, letGo.pv.Spec.CSI.VolumeHandle)
+	waitForPVGone(ctx, t, s, letGo.pv.Name)
+	kept = kept[:len(kept)-1]
 
 	if err := s.Client().CoreV1().PersistentVolumes().Delete(ctx, deletedByUser.pv.Name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
@@ -110,6 +122,10 @@ func TestRecycleBinSurvivesASwapToAProvisionerThatDoesNotKnowIt(t *testing.T) {
 	}
 	waitForPVEvent(ctx, t, s, expiring.pv.Name, corev1.EventTypeNormal, reasonVolumeRetentionExpired)
 }
+
+// letGoPatch is docs/back-to-upstream.md's patch that lets a provisioner
+// that does not know the bin delete a kept volume.
+const letGoPatch = `{"spec":{"persistentVolumeReclaimPolicy":"Delete"},"metadata":{"annotations":{"provisioner.storage.kubernetes.io/reclaim-policy":null},"$deleteFromPrimitiveList/finalizers":["provisioner.storage.kubernetes.io/recycle-bin"]}}`
 
 // expectVolumeData checks that the driver still holds r's volume with the
 // data it held when its claim was deleted.
