@@ -49,8 +49,11 @@ const (
 // time it names; Provisioning, then DeletionProtected for a claim deleted
 // while its CreateVolume runs. A
 // watch sees every change, and the audit log shows exactly one status
-// write per change. A restart and a fast driver follow: the restart costs
-// no write, and volumes made within the settle time none at all.
+// write per change. A restart and a fast driver follow: the stop removes
+// every condition (the hand-off, so that a provisioner that does not know
+// it never binds a claim still saying Provisioning), the restarted sidecar
+// writes again what still applies, and volumes made within the settle time
+// cost no write at all.
 func TestClaimConditionsWalkEachStateWithOneWritePerChange(t *testing.T) {
 	httpFlag, metricsURL := metricsEndpoint(t)
 	ctx, s := startStack(t, framework.StackOptions{
@@ -163,12 +166,18 @@ func TestClaimConditionsWalkEachStateWithOneWritePerChange(t *testing.T) {
 		return metric == float64(audited), fmt.Errorf("metric %v, audit log %d", metric, audited)
 	})
 
-	// A restart, onto a driver without delay: the refusal stands without
-	// a write; the infeasible claim, whose hold the restart forgot, is
+	// A restart, onto a driver without delay. The stop hands the claims
+	// off: no condition is left. The refused claim is refused again (one
+	// write); the infeasible claim, whose hold the restart forgot, is
 	// tried at once and held again (one write: its new time).
 	refusals := driverCallsFailed(t, s, "CreateVolume", "OutOfRange")
 	if err := on.Stop(); err != nil {
 		t.Fatal(err)
+	}
+	for _, name := range []string{"refused", "infeasible"} {
+		if c := claimCondition(getClaim(ctx, t, s, "default", name)); c != nil {
+			t.Errorf("the stopped sidecar left claim %s with %+v", name, *c)
+		}
 	}
 	fast := s.DriverOptions()
 	fast.CreateDelay = 0
@@ -203,8 +212,9 @@ func TestClaimConditionsWalkEachStateWithOneWritePerChange(t *testing.T) {
 	want := map[string][]string{
 		"walk":    {reasonWaitingForConsumer, reasonProvisioning, ""},
 		"deleted": {reasonProvisioning, reasonDeletionProtected},
-		// Its first CreateVolume takes the driver's delay too.
-		"refused": {reasonProvisioning, reasonDriverError},
+		// Its first CreateVolume takes the driver's delay too; the stop
+		// clears the refusal, the restarted sidecar meets it again.
+		"refused": {reasonProvisioning, reasonDriverError, "", reasonDriverError},
 	}
 	for i := range slowClaims {
 		want[fmt.Sprintf("slow-%d", i)] = []string{reasonProvisioning, ""}
@@ -214,9 +224,10 @@ func TestClaimConditionsWalkEachStateWithOneWritePerChange(t *testing.T) {
 			t.Errorf("claim %s went through %q, want %q", name, got, w)
 		}
 	}
-	if got := reasonsOf(seen["infeasible"]); len(got) < 3 || got[0] != reasonProvisioning ||
-		slices.ContainsFunc(got[1:], func(r string) bool { return r != reasonInfeasibleHeld }) {
-		t.Errorf("claim infeasible went through %q, want %s, then one %s per hold", got, reasonProvisioning, reasonInfeasibleHeld)
+	if got := reasonsOf(seen["infeasible"]); len(got) < 4 || got[0] != reasonProvisioning ||
+		slices.ContainsFunc(got[1:], func(r string) bool { return r != reasonInfeasibleHeld && r != "" }) ||
+		len(slices.DeleteFunc(slices.Clone(got), func(r string) bool { return r != "" })) != 1 {
+		t.Errorf("claim infeasible went through %q, want %s, then one %s per hold, cleared once by the stop", got, reasonProvisioning, reasonInfeasibleHeld)
 	}
 	for name, states := range seen {
 		for _, st := range states {
