@@ -12,6 +12,7 @@ import (
 
 	"github.com/csi-protect/external-provisioner/internal/cmdutil"
 	"github.com/csi-protect/external-provisioner/pkg/controller"
+	"github.com/csi-protect/external-provisioner/pkg/rollback"
 	"github.com/csi-protect/external-provisioner/pkg/volumename"
 )
 
@@ -109,6 +110,9 @@ type config struct {
 	// volumeRetention is the recycle bin's default retention, zero for
 	// none.
 	volumeRetention time.Duration
+	// prepareRollback, if set, makes the command check the cluster for
+	// a swap back to upstream instead of provisioning (see rollback.go).
+	prepareRollback rollback.Mode
 
 	// Capacity tracking (--enable-capacity) and distributed provisioning
 	// (--node-deployment); the tuning flags are checked only when on, as

@@ -86,6 +86,7 @@ func newFlagSet(cfg *config) (*flag.FlagSet, []string) {
 	fs.DurationVar(&cfg.orphanAuditInterval, "orphan-audit-interval", 0, "How often to compare the driver's volumes (ListVolumes) with its PersistentVolumes and report, in a log line and a metric, each volume nothing accounts for. 0 (the default) turns the audit off. It never deletes a volume. Needs a driver with LIST_VOLUMES.")
 	fs.DurationVar(&cfg.orphanAuditGracePeriod, "orphan-audit-grace-period", defaultOrphanAuditGracePeriod, "How long a volume stays unaccounted for before the orphan audit reports it; longer than a PV takes to be stored after CreateVolume.")
 	fs.DurationVar(&cfg.volumeRetention, "volume-retention", 0, "How long a released volume (its claim deleted, reclaim policy Delete) is kept before DeleteVolume, so that it can be given back to a new claim. 0 (the default) deletes it at once, as upstream. A StorageClass overrides it with the annotation provisioner.storage.kubernetes.io/volume-retention.")
+	fs.Var((*rollbackMode)(&cfg.prepareRollback), "prepare-rollback", prepareRollbackHelp)
 	fs.DurationVar(&cfg.timeout, "timeout", defaultTimeout, "Timeout for waiting for volume operation (creation, deletion, capacity queries)")
 
 	fs.BoolVar(&cfg.leaderElection, "leader-election", false, "Enables leader election. If leader election is enabled, additional RBAC rules are required. Please refer to the Kubernetes CSI documentation for instructions on setting up these RBAC rules.")

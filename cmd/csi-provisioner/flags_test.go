@@ -94,6 +94,7 @@ var ownDefaults = map[string]string{
 	"orphan-audit-interval":        "0s",
 	"orphan-audit-grace-period":    "10m0s",
 	"volume-retention":             "0s",
+	"prepare-rollback":             "",
 	"volume-name-template":         "",
 	"volume-name-max-length":       "63",
 	"claim-parameter-templates":    "false",

@@ -4,6 +4,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"io"
 	"os"
 
@@ -23,6 +25,11 @@ func main() {
 func realMain(args []string, stdout, stderr io.Writer) int {
 	inv := cmdutil.Invocation{Args: args, Stdout: stdout, Stderr: stderr}
 	cfg, err := parseFlags(args[1:])
+	if err != nil && rollbackAsked(args[1:]) && !errors.Is(err, flag.ErrHelp) {
+		// A script reads exit 1 as "not ready"; its typo is not that.
+		inv.Fail(err)
+		return exitRollbackFlagError
+	}
 	if code, end := inv.EndBeforeRun(err, err == nil && cfg.showVersion, version, printUsage); end {
 		return code
 	}
@@ -38,6 +45,9 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		klog.FromContext(ctx).Info(automaxprocsNote)
 	}
 	logWarnings(klog.FromContext(ctx), cfg.warnings())
+	if cfg.prepareRollback != "" {
+		return prepareRollback(ctx, cfg, inv)
+	}
 	if err := run(ctx, cfg); err != nil {
 		klog.FromContext(ctx).Error(err, "Provisioner failed")
 		return 1
