@@ -2,10 +2,14 @@ package claimconditions
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/runtime"
+	k8stesting "k8s.io/client-go/testing"
 )
 
 // When the sidecar stops serving claims, the condition goes from every
@@ -51,5 +55,25 @@ func TestHandOffStopsWhenItsTimeIsUp(t *testing.T) {
 	cancel()
 	if removed := e.ctrl.HandOff(ctx); removed != 0 || e.statusPatches() != 0 {
 		t.Errorf("removed %d with %d writes after the deadline; want none", removed, e.statusPatches())
+	}
+}
+
+// Claim protection's hand-off writes the same claims meanwhile: a removal
+// that conflicts reads the claim again and is made on the fresh copy.
+func TestHandOffRemovesTheConditionAfterAConflict(t *testing.T) {
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{withCondition(newClaim("db", "fast"), ReasonProvisioning, msgProvisioning)}})
+	conflicts := 0
+	e.client.PrependReactor("patch", "persistentvolumeclaims", func(k8stesting.Action) (bool, runtime.Object, error) {
+		if conflicts > 0 {
+			return false, nil, nil
+		}
+		conflicts++
+		return true, nil, apierrors.NewConflict(v1.Resource("persistentvolumeclaims"), "db", errors.New("the object has been modified"))
+	})
+	if removed := e.ctrl.HandOff(context.Background()); removed != 1 {
+		t.Errorf("removed %d after a conflict; want 1", removed)
+	}
+	if c := e.condition(t, "db"); c != nil {
+		t.Errorf("claim db keeps %+v", c)
 	}
 }

@@ -2,10 +2,12 @@ package claimprotection
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/klog/v2"
 
@@ -47,32 +49,67 @@ func (c *Controller) HandOff(ctx context.Context) int {
 		if !finalizer.Has(claim, provisionstate.ProvisioningProtectionFinalizer) || !c.handsOff(claim) {
 			continue
 		}
-		if !c.needsNoProtection(claim) {
-			kept++
-			c.recorder.Event(claim, v1.EventTypeNormal, ReasonProtectionKept, msgKept)
-			continue
-		}
 		if ctx.Err() != nil {
 			kept++
 			continue
 		}
-		change := finalizer.Change{
-			Remove:            []string{provisionstate.ProvisioningProtectionFinalizer},
-			RemoveAnnotations: slices.Clone(provisionstate.RequestRecords),
-		}
-		switch _, err := finalizer.Write(ctx, finalizer.PersistentVolumeClaims(c.client), claim, change); {
-		case err == nil:
-			released++
-		case apierrors.IsConflict(err), apierrors.IsNotFound(err):
-		default:
+		switch done, err := c.handOffClaim(ctx, claim); {
+		case err != nil:
 			kept++
 			logger.V(2).Info("Finalizer not removed at hand-off", "PVC", klog.KObj(claim), "reason", err.Error())
+		case done:
+			released++
+		default:
+			kept++
 		}
 	}
 	if released > 0 || kept > 0 {
 		logger.Info("Handed off the claims this sidecar no longer serves", "released", released, "kept", kept)
 	}
 	return released
+}
+
+// handOffAttempts bounds the reads of a claim that changed since it was
+// decided on.
+const handOffAttempts = 3
+
+// handOffClaim removes the finalizer from claim if it needs it no more, or
+// tells why it stays, and reports whether it removed it. The caches stopped
+// with the workers, and the claim conditions' hand-off writes the same
+// claims meanwhile: a write that conflicts reads the claim from the API
+// server and decides again.
+func (c *Controller) handOffClaim(ctx context.Context, claim *v1.PersistentVolumeClaim) (bool, error) {
+	change := finalizer.Change{
+		Remove:            []string{provisionstate.ProvisioningProtectionFinalizer},
+		RemoveAnnotations: slices.Clone(provisionstate.RequestRecords),
+	}
+	for range handOffAttempts {
+		if !finalizer.Has(claim, provisionstate.ProvisioningProtectionFinalizer) {
+			return false, nil
+		}
+		if !c.needsNoProtection(claim) {
+			c.recorder.Event(claim, v1.EventTypeNormal, ReasonProtectionKept, msgKept)
+			return false, nil
+		}
+		_, err := finalizer.Write(ctx, finalizer.PersistentVolumeClaims(c.client), claim, change)
+		switch {
+		case err == nil:
+			return true, nil
+		case apierrors.IsNotFound(err):
+			return false, nil
+		case !apierrors.IsConflict(err):
+			return false, err
+		}
+		live, err := c.client.CoreV1().PersistentVolumeClaims(claim.Namespace).Get(ctx, claim.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		claim = live
+	}
+	return false, fmt.Errorf("claim %s kept changing", klog.KObj(claim))
 }
 
 // needsNoProtection tells whether claim's finalizer protects nothing now:

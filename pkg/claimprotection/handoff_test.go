@@ -2,13 +2,17 @@ package claimprotection
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
@@ -71,5 +75,29 @@ func TestHandOffReleasesTheClaimsThatNeedNoProtectionAndTellsTheOthers(t *testin
 	}
 	if !slices.ContainsFunc(events, func(ev string) bool { return strings.HasPrefix(ev, "Normal "+ReasonProtectionKept) }) {
 		t.Errorf("events = %q; want %s", events, ReasonProtectionKept)
+	}
+}
+
+// The caches stop with the workers, and claim conditions' hand-off writes
+// the same claims meanwhile: a removal that conflicts reads the claim again
+// and is made on the fresh copy.
+func TestHandOffDecidesAgainOnAFreshCopyAfterAConflict(t *testing.T) {
+	claim := newClaim("bound", "uid-bound", provisionstate.ProvisioningProtectionFinalizer)
+	claim.Status.Phase = v1.ClaimBound
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{claim}})
+	conflicts := 0
+	e.client.PrependReactor("update", "persistentvolumeclaims", func(k8stesting.Action) (bool, runtime.Object, error) {
+		if conflicts > 0 {
+			return false, nil, nil
+		}
+		conflicts++
+		return true, nil, apierrors.NewConflict(v1.Resource("persistentvolumeclaims"), "bound", errors.New("the object has been modified"))
+	})
+
+	if released := e.ctrl.HandOff(context.Background()); released != 1 {
+		t.Errorf("released %d claims after a conflict; want 1", released)
+	}
+	if c := e.claim(t, "bound"); has(c, provisionstate.ProvisioningProtectionFinalizer) {
+		t.Errorf("the claim keeps %v", c.Finalizers)
 	}
 }
