@@ -34,6 +34,7 @@
 // only through injected interfaces: the call tracker, the driver's last
 // refusals and the infeasible holds. What it knows only in memory (a
 // running call, the last refusal) a restart forgets: a claim then keeps
-// what it carries until this process learns something newer, so a restart
-// costs no writes.
+// what it carries until this process learns something newer. When the
+// sidecar stops serving claims, HandOff removes the condition from every
+// claim that carries it, since the next provisioner may not know it.
 package claimconditions
