@@ -46,14 +46,20 @@ func carriesProtection(pv *v1.PersistentVolume) bool {
 
 // protect is the change that makes pv's volume safe from any deleter:
 // reclaim policy Retain, the policy it had recorded, and the finalizer. A
-// PV being deleted gets no new finalizer (the API server refuses one).
-func protect(pv *v1.PersistentVolume) finalizer.Change {
+// PV being deleted gets no new finalizer (the API server refuses one). The
+// provisioning library's finalizer, libraryFinalizer if set, goes in the
+// same write: the library removes it from a PV that says Retain anyway, and
+// the bin's stands in for it until the policy is given back.
+func protect(pv *v1.PersistentVolume, libraryFinalizer string) finalizer.Change {
 	c := finalizer.Change{SetAnnotations: map[string]string{AnnReclaimPolicy: string(reclaimPolicy(pv))}}
 	if pv.Spec.PersistentVolumeReclaimPolicy != v1.PersistentVolumeReclaimRetain {
 		c.Spec = map[string]any{"persistentVolumeReclaimPolicy": v1.PersistentVolumeReclaimRetain}
 	}
 	if pv.DeletionTimestamp == nil {
 		c.Add = []string{FinalizerKept}
+		if libraryFinalizer != "" {
+			c.Remove = []string{libraryFinalizer}
+		}
 	}
 	return c
 }

@@ -28,7 +28,7 @@ func TestAVolumeKeptUnprotectedIsProtectedInOneWriteAndKeepsItsDeadline(t *testi
 	expectOnly(t, before, e.pv(t, "pvc-1"), func(pv *v1.PersistentVolume) {
 		pv.Spec.PersistentVolumeReclaimPolicy = v1.PersistentVolumeReclaimRetain
 		pv.Annotations[AnnReclaimPolicy] = "Delete"
-		pv.Finalizers = append(pv.Finalizers, FinalizerKept)
+		pv.Finalizers = []string{"kubernetes.io/pv-protection", FinalizerKept}
 	})
 	results := e.results.of("pvc-1")
 	if last := results[len(results)-1]; last.RequeueAfter != deadline.Sub(start) {

@@ -139,7 +139,7 @@ func (c *Controller) purgeDeleted(ctx context.Context, pv *v1.PersistentVolume) 
 
 // protect makes pv's volume safe from deleters that do not know the bin.
 func (c *Controller) protect(ctx context.Context, pv *v1.PersistentVolume) error {
-	if err := c.write(ctx, pv, protect(pv), "protecting the kept volume of"); err != nil {
+	if err := c.write(ctx, pv, protect(pv, c.libraryFinalizer), "protecting the kept volume of"); err != nil {
 		return err
 	}
 	klog.FromContext(ctx).Info("Kept volume protected: reclaim policy Retain while the recycle bin keeps it", "recordedPolicy", reclaimPolicy(pv))
@@ -181,7 +181,7 @@ func (c *Controller) setHeld(pv *v1.PersistentVolume, held bool) bool {
 // since is decided again from the fresher copy.
 func (c *Controller) record(ctx context.Context, pv *v1.PersistentVolume, until time.Time) error {
 	annotations, labels := Record(pv, until)
-	change := protect(pv)
+	change := protect(pv, c.libraryFinalizer)
 	maps.Copy(change.SetAnnotations, annotations)
 	change.SetLabels = labels
 	if err := c.write(ctx, pv, change, "recording the retention of"); err != nil {
@@ -237,7 +237,7 @@ func (c *Controller) restore(ctx context.Context, pv *v1.PersistentVolume, targe
 // it is Released and on its way to the claim.
 func (c *Controller) giveBack(ctx context.Context, pv *v1.PersistentVolume, claim *v1.PersistentVolumeClaim) error {
 	annotations, labels := Recorded()
-	change := protect(pv)
+	change := protect(pv, c.libraryFinalizer)
 	change.SetAnnotations[AnnRestoredTo] = claimID(claim.Namespace, claim.Name, claim.UID)
 	change.RemoveAnnotations, change.RemoveLabels = annotations, labels
 	if change.Spec == nil {
