@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -17,12 +18,22 @@ const (
 	libraryFinalizer = "external-provisioner.volume.kubernetes.io/finalizer"
 )
 
-// upstreamLikeBinary builds the stand-in for a provisioner that knows
-// nothing of this project (./upstreamlike): the provisioning library with a
-// provisioner that only calls CreateVolume and DeleteVolume. Go's build
-// cache makes every build after the first a matter of seconds.
+// upstreamBinaryEnv names an upstream external-provisioner binary, built
+// outside the repository, that the swap-back tests run instead of the
+// stand-in: E2E_UPSTREAM_BINARY=/path/to/csi-provisioner make e2e.
+const upstreamBinaryEnv = "E2E_UPSTREAM_BINARY"
+
+// upstreamLikeBinary is the provisioner that knows nothing of this project:
+// $E2E_UPSTREAM_BINARY if set, else the stand-in (./upstreamlike), the
+// provisioning library with a provisioner that only calls CreateVolume and
+// DeleteVolume, built here (Go's build cache makes every build after the
+// first a matter of seconds).
 func upstreamLikeBinary(t *testing.T) string {
 	t.Helper()
+	if path := os.Getenv(upstreamBinaryEnv); path != "" {
+		t.Logf("Running %s in the sidecar's place", path)
+		return path
+	}
 	path := filepath.Join(t.TempDir(), "upstreamlike")
 	if out, err := exec.Command("go", "build", "-trimpath", "-o", path, "./upstreamlike").CombinedOutput(); err != nil {
 		t.Fatalf("build the stand-in provisioner: %v\n%s", err, out)
