@@ -85,6 +85,10 @@ type Controller struct {
 	// when the hold ends without an expiry (a rebinding that did not
 	// happen), the library is told again, since it dropped them.
 	held map[types.UID]bool
+	// deletedVolumes are the kept PVs being deleted whose volume this
+	// process deleted, until the PV is gone: a release that conflicts is
+	// made again without a second DeleteVolume.
+	deletedVolumes map[types.UID]bool
 }
 
 // New checks opts and registers the event handlers; call it before the
@@ -111,7 +115,7 @@ func New(opts Options) (*Controller, error) {
 		bin:    opts.Bin, fit: opts.Fit, handOver: opts.HandOver, owns: opts.Owns, recorder: opts.EventRecorder,
 		deleteVolume: opts.DeleteVolume, libraryFinalizer: opts.LibraryFinalizer, volumeWriter: finalizer.PersistentVolumes(opts.Client),
 		metrics: m, clock: clk,
-		retained: map[string]int64{}, handedOver: map[types.UID]bool{}, held: map[types.UID]bool{},
+		retained: map[string]int64{}, handedOver: map[types.UID]bool{}, held: map[types.UID]bool{}, deletedVolumes: map[types.UID]bool{},
 	}
 	loop, err := reconcile.New(reconcile.Options[string]{
 		Name: "recycle-bin",

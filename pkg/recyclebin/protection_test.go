@@ -4,11 +4,15 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	k8stesting "k8s.io/client-go/testing"
 )
 
 // beingDeleted is a PV a user deleted: it waits for its finalizers.
@@ -139,5 +143,29 @@ func TestARestoreRequestOnAPurgedVolumeIsRefusedOnBothObjects(t *testing.T) {
 	}
 	if ref := e.pv(t, "pvc-1").Spec.ClaimRef; ref.UID != oldUID {
 		t.Errorf("the purged PV names claim %s; want the one it came from", ref.UID)
+	}
+}
+
+// kube-controller-manager's PV protection lets a Released PV being deleted
+// go meanwhile: the bin's release then conflicts, and is made again
+// without asking the driver twice.
+func TestAReleaseThatConflictsDeletesTheVolumeOnce(t *testing.T) {
+	e := newEnv(t, setup{volumes: []*v1.PersistentVolume{newVolume("pvc-1", recordedUntil(now.Add(72*time.Hour)), beingDeleted)}})
+	var mu sync.Mutex
+	conflicts := 0
+	e.client.PrependReactor("patch", "persistentvolumes", func(k8stesting.Action) (bool, runtime.Object, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if conflicts > 0 {
+			return false, nil, nil
+		}
+		conflicts++
+		return true, nil, apierrors.NewConflict(v1.Resource("persistentvolumes"), "pvc-1", errors.New("the object has been modified"))
+	})
+	e.run(t)
+	eventually(t, "the bin's finalizer to go", func() bool { return !slices.Contains(e.pv(t, "pvc-1").Finalizers, FinalizerKept) })
+
+	if got := e.deletions.all(); len(got) != 1 {
+		t.Errorf("volumes deleted: %v; want pvc-1's once", got)
 	}
 }

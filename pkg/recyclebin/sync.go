@@ -130,11 +130,29 @@ func (c *Controller) tellHandOver(pv *v1.PersistentVolume, d Decision) {
 // Retain), and then lets the PV go. A restart between the two calls
 // DeleteVolume again, which the driver answers as done.
 func (c *Controller) purgeDeleted(ctx context.Context, pv *v1.PersistentVolume) error {
-	if err := c.deleteVolume(ctx, pv); err != nil {
-		return fmt.Errorf("deleting the volume of PersistentVolume %s, which is being deleted: %w", pv.Name, err)
+	if !c.volumeDeleted(pv) {
+		if err := c.deleteVolume(ctx, pv); err != nil {
+			return fmt.Errorf("deleting the volume of PersistentVolume %s, which is being deleted: %w", pv.Name, err)
+		}
+		c.setVolumeDeleted(pv)
+		klog.FromContext(ctx).Info("Volume of a kept PV being deleted deleted", "handle", volumeHandle(pv))
 	}
-	klog.FromContext(ctx).Info("Volume of a kept PV being deleted deleted", "handle", volumeHandle(pv))
+	// A release that conflicts (kube-controller-manager's PV protection
+	// lets the PV go meanwhile) is made again on the fresher copy, without
+	// a second DeleteVolume.
 	return c.write(ctx, pv, released(c.libraryFinalizer), "releasing")
+}
+
+func (c *Controller) volumeDeleted(pv *v1.PersistentVolume) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.deletedVolumes[pv.UID]
+}
+
+func (c *Controller) setVolumeDeleted(pv *v1.PersistentVolume) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.deletedVolumes[pv.UID] = true
 }
 
 // protect makes pv's volume safe from deleters that do not know the bin.
@@ -279,6 +297,7 @@ func (c *Controller) forget(pv *v1.PersistentVolume) {
 	defer c.mu.Unlock()
 	delete(c.handedOver, pv.UID)
 	delete(c.held, pv.UID)
+	delete(c.deletedVolumes, pv.UID)
 }
 
 func (c *Controller) forgetName(name string) {
