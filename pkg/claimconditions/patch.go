@@ -55,13 +55,30 @@ func conditionPatch(claim *v1.PersistentVolumeClaim, cond *v1.PersistentVolumeCl
 
 // patchStatus sends a patch of the claim's status subresource.
 func patchStatus(ctx context.Context, client kubernetes.Interface, claim *v1.PersistentVolumeClaim, patch []byte) error {
-	_, err := client.CoreV1().PersistentVolumeClaims(claim.Namespace).Patch(ctx, claim.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
+	_, err := sendStatusPatch(ctx, client, claim, patch)
+	return err
+}
+
+// RemoveCondition removes the condition of ConditionType from claim with
+// the one status patch the controller sends, pinned to the claim's
+// resourceVersion and UID, and returns the claim as stored. For the
+// careful-rollback check, which clears it on the controller's behalf.
+func RemoveCondition(ctx context.Context, client kubernetes.Interface, claim *v1.PersistentVolumeClaim) (*v1.PersistentVolumeClaim, error) {
+	patch, err := conditionPatch(claim, nil)
+	if err != nil {
+		return nil, err
+	}
+	return sendStatusPatch(ctx, client, claim, patch)
+}
+
+func sendStatusPatch(ctx context.Context, client kubernetes.Interface, claim *v1.PersistentVolumeClaim, patch []byte) (*v1.PersistentVolumeClaim, error) {
+	stored, err := client.CoreV1().PersistentVolumeClaims(claim.Namespace).Patch(ctx, claim.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
 	if apierrors.IsForbidden(err) {
 		// The usual cause on a fresh install: the opt-in manifest is
 		// missing.
-		return fmt.Errorf("the RBAC rules must allow patch on persistentvolumeclaims/status (deploy/kubernetes/rbac-claim-conditions.yaml): %w", err)
+		return nil, fmt.Errorf("the RBAC rules must allow patch on persistentvolumeclaims/status (deploy/kubernetes/rbac-claim-conditions.yaml): %w", err)
 	}
-	return err
+	return stored, err
 }
 
 // resultOf is the result label of a write's error.

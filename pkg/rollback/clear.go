@@ -2,14 +2,12 @@ package rollback
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 
@@ -36,25 +34,10 @@ func clearProtection(ctx context.Context, client kubernetes.Interface, claim *v1
 	return stored, err
 }
 
-// clearCondition removes the claim condition with a strategic-merge patch
-// of the status subresource that deletes that condition alone (the others
-// merge by type and stay), carrying the claim's resourceVersion and UID so
-// that the API server refuses it if the claim changed since.
+// clearCondition removes the claim condition with the claim conditions
+// controller's own status patch, pinned to the claim's version.
 func clearCondition(ctx context.Context, client kubernetes.Interface, claim *v1.PersistentVolumeClaim) (*v1.PersistentVolumeClaim, error) {
-	patch, err := json.Marshal(map[string]any{
-		"metadata": map[string]any{"resourceVersion": claim.ResourceVersion, "uid": claim.UID},
-		"status": map[string]any{
-			"conditions": []any{map[string]any{"type": claimconditions.ConditionType, "$patch": "delete"}},
-		},
-	})
-	if err != nil {
-		return nil, err
-	}
-	stored, err := client.CoreV1().PersistentVolumeClaims(claim.Namespace).Patch(ctx, claim.Name, types.StrategicMergePatchType, patch, metav1.PatchOptions{}, "status")
-	if apierrors.IsForbidden(err) {
-		return nil, fmt.Errorf("the RBAC rules must allow patch on persistentvolumeclaims/status (deploy/kubernetes/rbac-claim-conditions.yaml): %w", err)
-	}
-	return stored, err
+	return claimconditions.RemoveCondition(ctx, client, claim)
 }
 
 // clearClaim writes a's clearing of claim. A conflict is read again once
