@@ -2,13 +2,14 @@ package claimconditions
 
 import (
 	"context"
-	"fmt"
+	"slices"
 
 	v1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/klog/v2"
+
+	"github.com/csi-protect/external-provisioner/internal/reconcile"
 )
 
 // HandOff removes the condition from every claim of this sidecar that
@@ -32,59 +33,27 @@ func (c *Controller) HandOff(ctx context.Context) int {
 		logger.Error(err, "Cannot list the claims to remove their condition from")
 		return 0
 	}
-	removed, left := 0, 0
-	for _, claim := range claims {
-		carried := conditionOf(claim)
-		if carried == nil || !c.concerns(claim) {
-			continue
-		}
-		if ctx.Err() != nil {
-			left++
-			continue
-		}
-		switch done, err := c.handOffClaim(ctx, claim); {
-		case err != nil:
-			left++
-			logger.V(2).Info("Condition not removed at hand-off", "PVC", klog.KObj(claim), "reason", err.Error())
-		case done:
-			removed++
-		}
-	}
+	claims = slices.DeleteFunc(claims, func(claim *v1.PersistentVolumeClaim) bool {
+		return conditionOf(claim) == nil || !c.concerns(claim)
+	})
+	removed, left := reconcile.HandOffEach(ctx, claims, c.handOffClaim)
 	if removed > 0 || left > 0 {
 		logger.Info("Removed the claim condition from the claims this sidecar no longer serves", "removed", removed, "left", left)
 	}
 	return removed
 }
 
-// handOffAttempts bounds the reads of a claim that changed since it was
-// decided on.
-const handOffAttempts = 3
-
-// handOffClaim removes the condition from claim, reading it again after a
-// conflict, and reports whether it removed it.
+// handOffClaim removes the condition from claim and reports whether it
+// did; a patch that conflicts is decided again on a fresh copy.
 func (c *Controller) handOffClaim(ctx context.Context, claim *v1.PersistentVolumeClaim) (bool, error) {
-	for range handOffAttempts {
+	get := func(ctx context.Context, claim *v1.PersistentVolumeClaim) (*v1.PersistentVolumeClaim, error) {
+		return c.client.CoreV1().PersistentVolumeClaims(claim.Namespace).Get(ctx, claim.Name, metav1.GetOptions{})
+	}
+	return reconcile.OnFreshCopy(ctx, claim, get, func(claim *v1.PersistentVolumeClaim) (bool, error) {
 		carried := conditionOf(claim)
 		if carried == nil {
 			return false, nil
 		}
-		err := c.write(ctx, claim, carried, State{})
-		switch {
-		case err == nil:
-			return true, nil
-		case apierrors.IsNotFound(err):
-			return false, nil
-		case !apierrors.IsConflict(err):
-			return false, err
-		}
-		live, err := c.client.CoreV1().PersistentVolumeClaims(claim.Namespace).Get(ctx, claim.Name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return false, nil
-		}
-		if err != nil {
-			return false, err
-		}
-		claim = live
-	}
-	return false, fmt.Errorf("claim %s kept changing", klog.KObj(claim))
+		return true, c.write(ctx, claim, carried, State{})
+	})
 }

@@ -2,15 +2,14 @@ package claimprotection
 
 import (
 	"context"
-	"fmt"
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/klog/v2"
 
+	"github.com/csi-protect/external-provisioner/internal/reconcile"
 	"github.com/csi-protect/external-provisioner/pkg/finalizer"
 	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
@@ -32,11 +31,11 @@ const msgKept = "The sidecar stopped while a CreateVolume for this claim may hav
 // It removes the finalizer, with the request records, from each claim of
 // this sidecar that is Bound, and from each whose last CreateVolume in this
 // process ended with a final error (no volume was made; a sidecar that
-// provisions it again puts the finalizer back first), as a sync would. Every other claim
-// keeps it, since a volume may exist that only the finalizer accounts for,
-// and is told so with an event. Each removal is one write pinned to the
-// cached claim's version. It stops when ctx ends and returns how many
-// claims it released.
+// provisions it again puts the finalizer back first), as a sync would.
+// Every other claim keeps it, since a volume may exist that only the
+// finalizer accounts for, and is told so with an event. Each removal is one
+// write pinned to the claim's version. It stops when ctx ends and returns
+// how many claims it released.
 func (c *Controller) HandOff(ctx context.Context) int {
 	logger := klog.FromContext(ctx)
 	claims, err := c.claims.List(labels.Everything())
@@ -44,46 +43,25 @@ func (c *Controller) HandOff(ctx context.Context) int {
 		logger.Error(err, "Cannot list the claims to hand off")
 		return 0
 	}
-	released, kept := 0, 0
-	for _, claim := range claims {
-		if !finalizer.Has(claim, provisionstate.ProvisioningProtectionFinalizer) || !c.handsOff(claim) {
-			continue
-		}
-		if ctx.Err() != nil {
-			kept++
-			continue
-		}
-		switch done, err := c.handOffClaim(ctx, claim); {
-		case err != nil:
-			kept++
-			logger.V(2).Info("Finalizer not removed at hand-off", "PVC", klog.KObj(claim), "reason", err.Error())
-		case done:
-			released++
-		default:
-			kept++
-		}
-	}
+	claims = slices.DeleteFunc(claims, func(claim *v1.PersistentVolumeClaim) bool {
+		return !finalizer.Has(claim, provisionstate.ProvisioningProtectionFinalizer) || !c.handsOff(claim)
+	})
+	released, kept := reconcile.HandOffEach(ctx, claims, c.handOffClaim)
 	if released > 0 || kept > 0 {
 		logger.Info("Handed off the claims this sidecar no longer serves", "released", released, "kept", kept)
 	}
 	return released
 }
 
-// handOffAttempts bounds the reads of a claim that changed since it was
-// decided on.
-const handOffAttempts = 3
-
 // handOffClaim removes the finalizer from claim if it needs it no more, or
-// tells why it stays, and reports whether it removed it. The caches stopped
-// with the workers, and the claim conditions' hand-off writes the same
-// claims meanwhile: a write that conflicts reads the claim from the API
-// server and decides again.
+// tells why it stays, and reports whether it removed it; a write that
+// conflicts is decided again on a fresh copy (reconcile.OnFreshCopy).
 func (c *Controller) handOffClaim(ctx context.Context, claim *v1.PersistentVolumeClaim) (bool, error) {
 	change := finalizer.Change{
 		Remove:            []string{provisionstate.ProvisioningProtectionFinalizer},
 		RemoveAnnotations: slices.Clone(provisionstate.RequestRecords),
 	}
-	for range handOffAttempts {
+	return reconcile.OnFreshCopy(ctx, claim, c.getClaim, func(claim *v1.PersistentVolumeClaim) (bool, error) {
 		if !finalizer.Has(claim, provisionstate.ProvisioningProtectionFinalizer) {
 			return false, nil
 		}
@@ -91,25 +69,13 @@ func (c *Controller) handOffClaim(ctx context.Context, claim *v1.PersistentVolum
 			c.recorder.Event(claim, v1.EventTypeNormal, ReasonProtectionKept, msgKept)
 			return false, nil
 		}
-		_, err := finalizer.Write(ctx, finalizer.PersistentVolumeClaims(c.client), claim, change)
-		switch {
-		case err == nil:
-			return true, nil
-		case apierrors.IsNotFound(err):
-			return false, nil
-		case !apierrors.IsConflict(err):
-			return false, err
-		}
-		live, err := c.client.CoreV1().PersistentVolumeClaims(claim.Namespace).Get(ctx, claim.Name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return false, nil
-		}
-		if err != nil {
-			return false, err
-		}
-		claim = live
-	}
-	return false, fmt.Errorf("claim %s kept changing", klog.KObj(claim))
+		return finalizer.Write(ctx, finalizer.PersistentVolumeClaims(c.client), claim, change)
+	})
+}
+
+// getClaim reads claim from the API server.
+func (c *Controller) getClaim(ctx context.Context, claim *v1.PersistentVolumeClaim) (*v1.PersistentVolumeClaim, error) {
+	return c.client.CoreV1().PersistentVolumeClaims(claim.Namespace).Get(ctx, claim.Name, metav1.GetOptions{})
 }
 
 // needsNoProtection tells whether claim's finalizer protects nothing now:

@@ -126,25 +126,11 @@ func Patch(obj metav1.Object, c Change) ([]byte, error) {
 		// field and reads better in an audit log.
 		meta["finalizers"] = append([]string{}, d.finalizers...)
 	}
-	annotations := map[string]any{}
-	for k, v := range d.setAnnotations {
-		annotations[k] = v
+	if m := mergePatchOf(d.setAnnotations, d.removeAnnotations); m != nil {
+		meta["annotations"] = m
 	}
-	for _, k := range d.removeAnnotations {
-		annotations[k] = nil
-	}
-	if len(annotations) > 0 {
-		meta["annotations"] = annotations
-	}
-	labels := map[string]any{}
-	for k, v := range d.setLabels {
-		labels[k] = v
-	}
-	for _, k := range d.removeLabels {
-		labels[k] = nil
-	}
-	if len(labels) > 0 {
-		meta["labels"] = labels
+	if m := mergePatchOf(d.setLabels, d.removeLabels); m != nil {
+		meta["labels"] = m
 	}
 	meta["resourceVersion"] = obj.GetResourceVersion()
 	meta["uid"] = string(obj.GetUID())
@@ -173,6 +159,22 @@ func Apply(obj metav1.Object, c Change) bool {
 		obj.SetLabels(applied(obj.GetLabels(), d.setLabels, d.removeLabels))
 	}
 	return true
+}
+
+// mergePatchOf is the merge patch of a string map that writes set and
+// removes remove (null), or nil when it changes nothing.
+func mergePatchOf(set map[string]string, remove []string) map[string]any {
+	if len(set) == 0 && len(remove) == 0 {
+		return nil
+	}
+	m := make(map[string]any, len(set)+len(remove))
+	for k, v := range set {
+		m[k] = v
+	}
+	for _, k := range remove {
+		m[k] = nil
+	}
+	return m
 }
 
 // applied is a copy of m with set written and remove deleted.

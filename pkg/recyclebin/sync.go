@@ -71,7 +71,7 @@ func (c *Controller) sync(ctx context.Context, name string) (reconcile.Result, e
 		if carriesProtection(pv) {
 			// The library deletes it once it says Delete again: the
 			// write's update event brings it to the library.
-			return reconcile.Done, c.write(ctx, pv, handBack(pv, c.libraryFinalizer), "giving back the reclaim policy of")
+			return reconcile.Done, c.giveBackPolicy(ctx, pv)
 		}
 		// The library deletes it now, as it deletes any released volume;
 		// on a restart its own resync would too, only later. Handing it
@@ -85,7 +85,7 @@ func (c *Controller) sync(ctx context.Context, name string) (reconcile.Result, e
 		if carriesProtection(pv) {
 			// Given back and bound, or no longer the bin's: what it asks
 			// for is its recorded policy again.
-			return reconcile.Done, c.write(ctx, pv, handBack(pv, c.libraryFinalizer), "giving back the reclaim policy of")
+			return reconcile.Done, c.giveBackPolicy(ctx, pv)
 		}
 		if wasHeld {
 			c.handOver(pv)
@@ -153,6 +153,12 @@ func (c *Controller) setVolumeDeleted(pv *v1.PersistentVolume) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.deletedVolumes[pv.UID] = true
+}
+
+// giveBackPolicy returns pv to its recorded reclaim policy and drops the
+// bin's protection.
+func (c *Controller) giveBackPolicy(ctx context.Context, pv *v1.PersistentVolume) error {
+	return c.write(ctx, pv, handBack(pv, c.libraryFinalizer), "giving back the reclaim policy of")
 }
 
 // protect makes pv's volume safe from deleters that do not know the bin.
