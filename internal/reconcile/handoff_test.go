@@ -18,7 +18,9 @@ var errConflict = apierrors.NewConflict(v1.Resource("persistentvolumeclaims"), "
 
 func TestOnFreshCopyDecidesAgainOnTheCopyReadAfterAConflict(t *testing.T) {
 	var tried []string
-	get := func(context.Context, *v1.PersistentVolumeClaim) (*v1.PersistentVolumeClaim, error) { return claimVersion("2"), nil }
+	get := func(context.Context, *v1.PersistentVolumeClaim) (*v1.PersistentVolumeClaim, error) {
+		return claimVersion("2"), nil
+	}
 	wrote, err := OnFreshCopy(context.Background(), claimVersion("1"), get, func(c *v1.PersistentVolumeClaim) (bool, error) {
 		tried = append(tried, c.ResourceVersion)
 		if c.ResourceVersion == "1" {
@@ -32,7 +34,9 @@ func TestOnFreshCopyDecidesAgainOnTheCopyReadAfterAConflict(t *testing.T) {
 }
 
 func TestOnFreshCopyGivesUpOnAnObjectThatKeepsChanging(t *testing.T) {
-	get := func(context.Context, *v1.PersistentVolumeClaim) (*v1.PersistentVolumeClaim, error) { return claimVersion("2"), nil }
+	get := func(context.Context, *v1.PersistentVolumeClaim) (*v1.PersistentVolumeClaim, error) {
+		return claimVersion("2"), nil
+	}
 	tries := 0
 	wrote, err := OnFreshCopy(context.Background(), claimVersion("1"), get, func(*v1.PersistentVolumeClaim) (bool, error) {
 		tries++
