@@ -112,13 +112,16 @@ BENCH_DIR ?= _output/bench
 # BASELINE=/path/to/csi-provisioner (an upstream release built outside the
 # repository) runs that binary as one more configuration of the provisioning
 # and memory benchmarks and reports every figure as a ratio to it.
+# BENCH_PUBLISH=docs/bench also copies a finished full run's report there as
+# results.md, with the part reports and plots it links to, replacing the
+# previous publication's: the figures the documentation links to.
 # test/bench is a Go module of its own (so gonum/plot stays out of the
 # sidecar's go.mod and vendor/), hence the cd. BIN_DIR and CONTROL_PLANE_DIR
 # are passed as absolute paths; the program takes a relative --out-dir (and
 # --bin-dir, --control-plane-dir) from the repository root, not from test/bench.
-## bench: the performance report in $(BENCH_DIR)/report.md with PNG plots: provisioning throughput, latency and API requests per volume (100, 1,000 and 5,000 claims, gate on and off, tuned and default client limits), the sidecar's memory with 10,000 to 50,000 claims and PVs cached, PVC protection against kube-controller-manager's, a backend that rate-limits its API, capacity tracking on 2,000 nodes whose capacity moves, and Go benchmarks of the hot paths (about an hour on 2 cores; BENCH_QUICK=1: smaller sizes, 1 run, about 12 minutes; BASELINE=path: also that upstream binary, every figure as a ratio to it, about an hour and a half)
+## bench: the performance report in $(BENCH_DIR)/report.md with PNG plots: provisioning throughput, latency and API requests per volume (100, 1,000 and 5,000 claims, gate on and off, tuned and default client limits), the sidecar's memory with 10,000 to 50,000 claims and PVs cached, PVC protection against kube-controller-manager's, a backend that rate-limits its API, capacity tracking on 2,000 nodes whose capacity moves, and Go benchmarks of the hot paths (about an hour on 2 cores; BENCH_QUICK=1: smaller sizes, 1 run, about 12 minutes; BASELINE=path: also that upstream binary, every figure as a ratio to it, about an hour and a half; BENCH_PUBLISH=docs/bench: the report also as docs/bench/results.md, with its plots)
 bench: build e2e-tools
-	cd test/bench && BIN_DIR=$(abspath $(BIN_DIR)) CONTROL_PLANE_DIR=$(abspath $(CONTROL_PLANE_DIR)) go run ./cmd/provisioning-bench --out-dir=$(BENCH_DIR) $(if $(BASELINE),--baseline=$(abspath $(BASELINE))) $(BENCH_ARGS)
+	cd test/bench && BIN_DIR=$(abspath $(BIN_DIR)) CONTROL_PLANE_DIR=$(abspath $(CONTROL_PLANE_DIR)) go run ./cmd/provisioning-bench --out-dir=$(BENCH_DIR) $(if $(BASELINE),--baseline=$(abspath $(BASELINE))) $(if $(BENCH_PUBLISH),--publish=$(BENCH_PUBLISH)) $(BENCH_ARGS)
 
 # --- soak: long churn under faults; not part of CI ---
 SOAK_DIR ?= _output/soak

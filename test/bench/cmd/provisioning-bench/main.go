@@ -17,7 +17,9 @@
 //   - go: the Go benchmarks of the hot paths (go-benchmarks.md);
 //
 // and writes report.md, which puts them side by side with PNG plots, and
-// results.json with every figure. With --baseline=PATH (make bench
+// results.json with every figure. With --publish=DIR (make bench
+// BENCH_PUBLISH=docs/bench) it also copies report.md there as results.md,
+// with the part reports and plots it links to, for the documentation. With --baseline=PATH (make bench
 // BASELINE=PATH), every part but pvc-protection also runs that binary, an upstream
 // release, as one more configuration, and every figure of ours is also
 // reported as a ratio to it.
@@ -72,6 +74,9 @@ type config struct {
 	base *bench.Variant
 	// suites are the benchmarks to run.
 	suites string
+	// publishDir, if set, is where the report is published for the
+	// documentation once every benchmark finished.
+	publishDir string
 	// sidecarArgs and kcmArgs replace the defaults' flags with the same
 	// name, to explore what limits throughput.
 	sidecarArgs listFlag
@@ -101,10 +106,15 @@ func main() {
 	flag.Var(&cfg.kcmArgs, "kcm-arg", "a kube-controller-manager flag, replacing a default of the same name (repeatable)")
 	flag.DurationVar(&cfg.timeout, "timeout", 0, "limit for the whole benchmark (default: the sum of the suites' budgets, see budget.go; 200m for all of them with --baseline)")
 	flag.StringVar(&cfg.baseline, "baseline", "", "an upstream external-provisioner binary (e.g. v5.1.0, built outside the repository) to run as one more configuration, \"baseline\", in the provisioning and memory benchmarks, every figure also reported as a ratio to it; relative to the repository root")
+	flag.StringVar(&cfg.publishDir, "publish", "", "also copy report.md as results.md, with the part reports and plots it links to, into this folder (relative to the repository root), replacing the previous publication's; not with --quick")
 	flag.StringVar(&cfg.suites, "suites", "provisioning,memory,pvc-protection,throttled,capacity,go", "benchmarks to run, comma-separated: provisioning, memory, pvc-protection, throttled, capacity, go")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "provisioning-bench: unexpected arguments %q\n", flag.Args())
+		os.Exit(2)
+	}
+	if cfg.quick && cfg.publishDir != "" {
+		fmt.Fprintf(os.Stderr, "provisioning-bench: --publish needs a full run: the quick mode checks that every part works, its figures are not to quote\n")
 		os.Exit(2)
 	}
 	if cfg.limits != "tuned" && cfg.limits != "default" {
@@ -119,7 +129,7 @@ func run(cfg config) int {
 	// The program runs in test/bench, its own module; the folders on its
 	// command line are the repository's, as $BIN_DIR and
 	// $CONTROL_PLANE_DIR are.
-	for _, dir := range []*string{&cfg.binDir, &cfg.cpDir, &cfg.baseline} {
+	for _, dir := range []*string{&cfg.binDir, &cfg.cpDir, &cfg.baseline, &cfg.publishDir} {
 		var err error
 		if *dir, err = fromRoot(*dir); err != nil {
 			fmt.Fprintf(os.Stderr, "provisioning-bench: %v\n", err)
@@ -196,7 +206,17 @@ func run(cfg config) int {
 	}
 	fmt.Fprintf(os.Stderr, "provisioning-bench: took %s; report in %s\n", ov.Duration.Round(time.Second), filepath.Join(outDir, "report.md"))
 	if len(ov.Failures) > 0 {
+		if cfg.publishDir != "" {
+			fmt.Fprintf(os.Stderr, "provisioning-bench: not published in %s: some benchmarks did not finish\n", cfg.publishDir)
+		}
 		return 1
+	}
+	if cfg.publishDir != "" {
+		if err := publish(outDir, cfg.publishDir); err != nil {
+			fmt.Fprintf(os.Stderr, "provisioning-bench: FAIL: publishing the report: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(os.Stderr, "provisioning-bench: published in %s\n", filepath.Join(cfg.publishDir, publishedReport))
 	}
 	return 0
 }
