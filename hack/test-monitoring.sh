@@ -2,10 +2,10 @@
 # make test: what deploy/monitoring ships. promtool checks the rule file and
 # runs its unit tests on synthetic series (rules-tests.yaml); the Go tests
 # of hack/monitoring-tools check that the PrometheusRule carries the same
-# groups, that every alert has its labels, annotations and README runbook,
-# that the dashboard's queries are PromQL that parses, and that
-# metric-names.txt (which the e2e test scrapes for) lists what the rules
-# and the dashboard read.
+# groups, that every alert has its labels, annotations and runbook (a
+# section of docs/observing.md), that the dashboard's queries are PromQL
+# that parses, and that metric-names.txt (which the e2e test scrapes for)
+# lists what the rules and the dashboard read.
 # promtool is the tool of the hack/monitoring-tools module, built by
 # `go tool` into Go's build cache (a few minutes the first time, then found
 # there until hack/monitoring-tools/go.mod or the Go release changes).

@@ -67,7 +67,7 @@ func volumeFailedDelete(message string) upstreamEvent {
 
 // asWait is upstream's Warning for a failure that is a wait, which a retry
 // resolves by itself: here it is Normal, with upstream's reason and
-// message (waits.go; README, Events). The type is the one difference.
+// message (waits.go; docs/events.md). The type is the one difference.
 func asWait(e upstreamEvent) upstreamEvent {
 	e.Type = v1.EventTypeNormal
 	return e

@@ -87,7 +87,7 @@ func TestAClaimOfTheSameNameIsNotTheVolumesClaim(t *testing.T) {
 	}
 }
 
-// README, Recycle bin: "The retention in force at release counts: changing
+// docs/recycle-bin.md: "The retention in force at release counts: changing
 // the flag or the class later moves no recorded deadline", and a purge
 // request or the PV's deletion deletes the volume at once.
 func TestAClassBrokenAfterReleaseMovesNoRecordedDeadline(t *testing.T) {

@@ -315,7 +315,7 @@ func TestTheGaugesFollowTheVolumesKept(t *testing.T) {
 	e.waitGauges(t, "none, after the PV released went", 0, 0)
 }
 
-// README, Recycle bin: at the recorded time the PV is handed to deletion
+// docs/recycle-bin.md: at the recorded time the PV is handed to deletion
 // by a requeue at the deadline. A restore request that cannot be answered
 // (its claim does not exist, or does not fit) must not stop that: the bin
 // itself says Expired, so the library deletes the volume at its next

@@ -126,7 +126,7 @@ func TestAVolumeWhoseRecordedPolicyIsRetainIsLetGoWithoutDeletingIt(t *testing.T
 	}
 }
 
-// README, Recycle bin: a restore request made once a purge was asked for
+// docs/recycle-bin.md: a restore request made once a purge was asked for
 // is refused, on both objects, since the volume is being deleted.
 func TestARestoreRequestOnAPurgedVolumeIsRefusedOnBothObjects(t *testing.T) {
 	e := newEnv(t, setup{

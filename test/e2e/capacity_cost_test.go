@@ -17,8 +17,8 @@ const capacityCostClaims = 12
 // Capacity tracking writes at most one update per object a volume
 // changes, and nothing else: with one class, at most one write per volume
 // created or deleted (two creates on a segment before its refresh share
-// one). Counted from the audit log; the figures are logged for the README
-// and the closing note.
+// one). Counted from the audit log; the figures are logged for
+// docs/bench/e2e-figures.md.
 func TestCapacityWritesPerVolume(t *testing.T) {
 	ctx, s, nodes := startCapacityStack(t, capacitySetup{poll: pollForever})
 	createStorageClass(ctx, t, s, classWFFC, waitForFirstConsumer)

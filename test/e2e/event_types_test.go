@@ -15,7 +15,7 @@ import (
 
 // A failure that a retry resolves by itself is a Normal event, one that
 // needs a person a Warning, with upstream's reasons and messages either way
-// (README, Events). The driver's faults change under the sidecar:
+// (docs/events.md). The driver's faults change under the sidecar:
 // InvalidArgument, then Unavailable, then none.
 //
 //   - InvalidArgument (final): the new claim's infeasible ProvisioningFailed

@@ -21,7 +21,7 @@ const restoreCostClaims = 5
 // the snapshot and its content are read once, and the snapshot's
 // source-protection finalizer is added and removed. Counted from the audit
 // log, per volume, by the objects each request names; the figures are
-// logged for the README and the closing note of the change.
+// logged.
 func TestRestoreCostInAPIRequests(t *testing.T) {
 	ctx, s, _, _ := startRestoreStack(t, framework.StackOptions{})
 	owner := map[string]string{} // object name -> "empty" or "restore"

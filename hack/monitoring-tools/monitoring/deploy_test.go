@@ -46,18 +46,18 @@ func TestPrometheusRuleCarriesTheRuleFilesGroups(t *testing.T) {
 }
 
 // Every alert has a severity, a summary, a description and a runbook that
-// is a section of README.md.
+// is a section of docs/observing.md.
 func TestAlertsHaveLabelsAnnotationsAndRunbooks(t *testing.T) {
 	groups, err := LoadRules(repo.Path(RulesFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile(repo.Path(ReadmeFile))
+	runbooks, err := os.ReadFile(repo.Path(RunbooksFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	anchors := headingAnchors(string(readme))
-	const readmeURL = "https://github.com/csi-protect/external-provisioner/blob/main/README.md#"
+	anchors := headingAnchors(string(runbooks))
+	const runbooksURL = "https://github.com/csi-protect/external-provisioner/blob/main/" + RunbooksFile + "#"
 	alerts := 0
 	for _, g := range groups.Groups {
 		for _, r := range g.Rules {
@@ -76,13 +76,13 @@ func TestAlertsHaveLabelsAnnotationsAndRunbooks(t *testing.T) {
 				}
 			}
 			runbook := r.Annotations["runbook_url"]
-			anchor, ok := strings.CutPrefix(runbook, readmeURL)
+			anchor, ok := strings.CutPrefix(runbook, runbooksURL)
 			if !ok {
-				t.Errorf("%s: runbook_url %s is not a section of README.md (%s...)", r.Alert, runbook, readmeURL)
+				t.Errorf("%s: runbook_url %s is not a section of %s (%s...)", r.Alert, runbook, RunbooksFile, runbooksURL)
 				continue
 			}
 			if !anchors[anchor] {
-				t.Errorf("%s: README.md has no heading with the anchor #%s", r.Alert, anchor)
+				t.Errorf("%s: %s has no heading with the anchor #%s", r.Alert, RunbooksFile, anchor)
 			}
 			if want := strings.ToLower(r.Alert); anchor != want {
 				t.Errorf("%s: runbook anchor #%s, want the alert's own section #%s", r.Alert, anchor, want)
@@ -94,7 +94,7 @@ func TestAlertsHaveLabelsAnnotationsAndRunbooks(t *testing.T) {
 	}
 }
 
-// headingAnchors are the anchors GitHub gives README.md's headings:
+// headingAnchors are the anchors GitHub gives a markdown page's headings:
 // lower case, punctuation but hyphens and underscores dropped, spaces as
 // hyphens.
 func headingAnchors(markdown string) map[string]bool {

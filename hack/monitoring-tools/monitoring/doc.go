@@ -3,7 +3,8 @@
 // from the rule file (the wrapper and the list of metric names), and finds
 // the metric names each PromQL expression reads. Its tests, run by make
 // test through hack/test-monitoring.sh, check those files against each
-// other and against README.md; hack/update-monitoring.sh writes them.
+// other and against the runbooks in docs/observing.md;
+// hack/update-monitoring.sh writes them.
 //
 // It is part of the hack/monitoring-tools module, with promtool, so that
 // Prometheus itself never enters the sidecar's go.mod or vendor/.

@@ -9,7 +9,8 @@ const (
 	RulesTestsFile     = "deploy/monitoring/rules-tests.yaml"
 	DashboardFile      = "deploy/monitoring/grafana-dashboard.json"
 	MetricNamesFile    = "deploy/monitoring/metric-names.txt"
-	ReadmeFile         = "README.md"
+	// RunbooksFile holds a section per alert, its runbook.
+	RunbooksFile = "docs/observing.md"
 )
 
 // Repo locates files under a repository root.

@@ -10,7 +10,7 @@ import (
 )
 
 // The project's memory goals. At the smallest size (10,000 pairs, the
-// size the README has always quoted): a budget every run of ours must stay
+// size the benchmark results have always quoted): a budget every run of ours must stay
 // under, and the shipped settings' peak RSS at most 0.8 of the baseline's.
 // At the largest (50,000): the shipped settings' peak RSS at most half
 // the baseline's, and their first claim Bound no later than the

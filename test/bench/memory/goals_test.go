@@ -62,7 +62,7 @@ func TestSlopeGoalIsAtMostTwoKiBPerPair(t *testing.T) {
 	}
 }
 
-// Against the baseline: 0.8 at the smallest size (the README's 10,000),
+// Against the baseline: 0.8 at the smallest size (the results' 10,000),
 // half at the largest, and the first claim no later than its.
 func TestGoalsAgainstTheBaselineJudgeTheirSize(t *testing.T) {
 	r := sizedReport(map[string]map[int]float64{

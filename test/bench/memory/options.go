@@ -107,7 +107,7 @@ var AllProtectionGatesOn = bench.Variant{
 }
 
 // MemoryLimited is AllProtectionGatesOn with a soft memory limit for the Go
-// runtime, the tuning the README suggests for large clusters: the
+// runtime, the tuning docs/benchmark.md suggests for large clusters: the
 // collector works harder instead of letting the heap double its live size.
 var MemoryLimited = bench.Variant{
 	Name: "all gates on, GOMEMLIMIT=100MiB",
