@@ -52,13 +52,14 @@ fuzz:
 # is on PATH (Debian: apt-get install shellcheck) and otherwise only checks
 # the scripts' syntax with bash -n, saying the lint was skipped. logcheck is
 # the tool of the hack/lint module, built by `go tool` into Go's cache.
-## verify: gofmt, go vet, go.mod tidy and vendor/ in sync, log calls structured and contextual (logcheck, hack/logcheck.conf), shell scripts clean (shellcheck, when installed), generated code and CRDs up to date, and every package of pkg/ and internal/ named in docs/architecture.md's diagram and table
+## verify: gofmt, go vet, go.mod tidy and vendor/ in sync, log calls structured and contextual (logcheck, hack/logcheck.conf), shell scripts clean (shellcheck, when installed), generated code and CRDs up to date, every package of pkg/ and internal/ named in docs/architecture.md's diagram and table, and the links of README.md and docs/ resolving (README at most 450 lines)
 verify:
 	release-tools/verify.sh
 	hack/verify-logcheck.sh
 	hack/verify-shellcheck.sh
 	hack/verify-codegen.sh
 	hack/verify-architecture.sh
+	hack/verify-docs-links.sh
 
 # The generators are the tools of the hack/codegen module, built by `go tool`
 # into Go's build cache (a minute or two the first time, then found there
