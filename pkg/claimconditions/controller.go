@@ -20,6 +20,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/csi-protect/external-provisioner/internal/reconcile"
+	"github.com/csi-protect/external-provisioner/pkg/driverscope"
 	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
@@ -222,7 +223,7 @@ func (c *Controller) onClassAdded(obj any, isInInitialList bool) {
 		return
 	}
 	for _, claim := range claims {
-		if !boundOrLost(claim) && classNameOf(claim) == class.Name {
+		if !boundOrLost(claim) && driverscope.ClaimClassName(claim) == class.Name {
 			c.loop.Add(cache.MetaObjectToName(claim))
 		}
 	}

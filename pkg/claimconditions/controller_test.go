@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
+	"github.com/csi-protect/external-provisioner/pkg/driverscope"
 	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
@@ -95,7 +96,7 @@ func TestOnlyClaimsOfThisSidecarAreReported(t *testing.T) {
 	other := newClass("other", storagev1.VolumeBindingImmediate)
 	other.Provisioner = "other.example.com"
 	foreign := newClaim("foreign", "other")
-	foreign.Annotations = map[string]string{annStorageProvisioner: "other.example.com"}
+	foreign.Annotations = map[string]string{driverscope.AnnStorageProvisioner: "other.example.com"}
 	mine := newClaim("mine", "fast")
 	mine.Annotations[provisionstate.AnnSelectedNode] = "node-1"
 	theirs := newClaim("theirs", "fast")

@@ -22,6 +22,7 @@ import (
 
 	"github.com/csi-protect/external-provisioner/internal/reconcile"
 	"github.com/csi-protect/external-provisioner/internal/testutil"
+	"github.com/csi-protect/external-provisioner/pkg/driverscope"
 	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
@@ -300,7 +301,7 @@ func newClaim(name, class string) *v1.PersistentVolumeClaim {
 		Status: v1.PersistentVolumeClaimStatus{Phase: v1.ClaimPending},
 	}
 	if class == "fast" {
-		c.Annotations = map[string]string{annStorageProvisioner: driver}
+		c.Annotations = map[string]string{driverscope.AnnStorageProvisioner: driver}
 	}
 	return c
 }

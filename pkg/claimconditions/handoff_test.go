@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/csi-protect/external-provisioner/pkg/driverscope"
 )
 
 // When the sidecar stops serving claims, the condition goes from every
@@ -23,7 +25,7 @@ func TestHandOffRemovesTheConditionFromTheClaimsOfThisDriverOnly(t *testing.T) {
 	bound.Status.Phase = v1.ClaimBound
 	bound.Status.Capacity = v1.ResourceList{v1.ResourceStorage: resource.MustParse("1Gi")}
 	other := withCondition(newClaim("cache", "other"), ReasonProvisioning, msgProvisioning)
-	other.Annotations = map[string]string{annStorageProvisioner: "other.example.com"}
+	other.Annotations = map[string]string{driverscope.AnnStorageProvisioner: "other.example.com"}
 	plain := newClaim("plain", "fast")
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{pending, bound, other, plain}, trim: true})
 

@@ -2,7 +2,6 @@ package claimconditions
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
@@ -10,26 +9,26 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/csi-protect/external-provisioner/pkg/finalizer"
 )
 
 // conditionPatch is the strategic-merge patch of a claim's status that sets
 // cond, or removes the condition of ConditionType when cond is nil, and
 // nothing else. A claim's status.conditions merge by type, so the other
 // conditions (Resizing, ModifyingVolume, ...) stay as they are; the rest of
-// the status is not in the patch. The patch carries the claim's
-// resourceVersion and UID: the API server refuses it with 409 Conflict
-// when the claim changed since the copy it was decided on (a patch that
-// sets a resourceVersion is checked against it, as an update is), or was
-// replaced by another of the same name.
+// the status is not in the patch. The patch, built by package finalizer as
+// every pinned write is, carries the claim's resourceVersion and UID: the
+// API server refuses it with 409 Conflict when the claim changed since the
+// copy it was decided on (a patch that sets a resourceVersion is checked
+// against it, as an update is), or was replaced by another of the same
+// name.
 //
 // Never an update of the status: the claim cache keeps only the phase and
 // this condition of a claim's status (cmd/csi-provisioner/informers.go),
 // and an update of that copy would erase the rest (capacity, access modes,
 // allocatedResources, the resizer's conditions).
 func conditionPatch(claim *v1.PersistentVolumeClaim, cond *v1.PersistentVolumeClaimCondition) ([]byte, error) {
-	if claim.ResourceVersion == "" {
-		return nil, fmt.Errorf("claim %s/%s has no resourceVersion to patch against", claim.Namespace, claim.Name)
-	}
 	entry := map[string]any{"type": ConditionType, "$patch": "delete"}
 	if cond != nil {
 		// Spelled out rather than marshalled: an unset lastProbeTime
@@ -42,15 +41,7 @@ func conditionPatch(claim *v1.PersistentVolumeClaim, cond *v1.PersistentVolumeCl
 			"lastTransitionTime": cond.LastTransitionTime,
 		}
 	}
-	return json.Marshal(map[string]any{
-		"metadata": map[string]any{
-			"resourceVersion": claim.ResourceVersion,
-			"uid":             claim.UID,
-		},
-		"status": map[string]any{
-			"conditions": []any{entry},
-		},
-	})
+	return finalizer.Patch(claim, finalizer.Change{Status: map[string]any{"conditions": []any{entry}}})
 }
 
 // patchStatus sends a patch of the claim's status subresource.

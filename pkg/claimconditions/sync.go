@@ -12,17 +12,9 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/csi-protect/external-provisioner/internal/reconcile"
+	"github.com/csi-protect/external-provisioner/pkg/driverscope"
 	"github.com/csi-protect/external-provisioner/pkg/finalizer"
 	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
-)
-
-// Annotations that name a claim's provisioner and class, the PV
-// controller's.
-const (
-	annStorageProvisioner     = "volume.kubernetes.io/storage-provisioner"
-	annBetaStorageProvisioner = "volume.beta.kubernetes.io/storage-provisioner"
-	annMigratedTo             = "pv.kubernetes.io/migrated-to"
-	annBetaStorageClass       = "volume.beta.kubernetes.io/storage-class"
 )
 
 // sync brings the condition of claim key to the claim's state: it decides
@@ -143,18 +135,21 @@ func (c *Controller) concerns(claim *v1.PersistentVolumeClaim) bool {
 	if c.opts.NodeName != "" && provisionstate.ProvisioningNode(claim) != c.opts.NodeName {
 		return false
 	}
-	driver := c.opts.DriverName
-	if provisioner(claim) == driver || claim.Annotations[annMigratedTo] == driver {
+	driver := driverscope.Driver{Name: c.opts.DriverName, InTreePlugin: c.opts.MigratedFrom}
+	if driver.ServesClaim(claim) {
 		return true
 	}
+	// By its class, only a class of the driver's own name: a claim of the
+	// in-tree plugin's class is reported once the PV controller hands it
+	// to the driver.
 	class := c.classOf(claim)
-	return class != nil && class.Provisioner == driver
+	return class != nil && class.Provisioner == driver.Name
 }
 
 // classOf is the claim's StorageClass, nil when it has none or it is not
 // in the cache.
 func (c *Controller) classOf(claim *v1.PersistentVolumeClaim) *storagev1.StorageClass {
-	name := classNameOf(claim)
+	name := driverscope.ClaimClassName(claim)
 	if name == "" {
 		return nil
 	}
@@ -163,23 +158,6 @@ func (c *Controller) classOf(claim *v1.PersistentVolumeClaim) *storagev1.Storage
 		return nil
 	}
 	return class
-}
-
-func classNameOf(claim *v1.PersistentVolumeClaim) string {
-	if name, ok := claim.Annotations[annBetaStorageClass]; ok {
-		return name
-	}
-	if claim.Spec.StorageClassName != nil {
-		return *claim.Spec.StorageClassName
-	}
-	return ""
-}
-
-func provisioner(claim *v1.PersistentVolumeClaim) string {
-	if p, ok := claim.Annotations[annStorageProvisioner]; ok {
-		return p
-	}
-	return claim.Annotations[annBetaStorageProvisioner]
 }
 
 // conditionOf is the claim's condition of ConditionType, nil for none.

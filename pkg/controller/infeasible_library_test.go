@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
+	"github.com/csi-protect/external-provisioner/pkg/driverscope"
 )
 
 // Upstream calls CreateVolume once for an infeasible claim and not again
@@ -20,7 +21,7 @@ import (
 // back-off pace.
 func TestLibraryCallsCreateVolumeOnceForAnInfeasibleClaimUntilTheHoldEnds(t *testing.T) {
 	claim := newClaim("db", "1Gi")
-	claim.Annotations = map[string]string{annStorageProvisioner: testDriver}
+	claim.Annotations = map[string]string{driverscope.AnnStorageProvisioner: testDriver}
 	l := newLiveLibrary(t, []runtime.Object{claim, newClass(nil)}, func(o *Options) { o.RetryIntervalMax = time.Minute })
 	refuse := true
 	l.csi.createFn = func(req *csi.CreateVolumeRequest) (*csi.CreateVolumeResponse, error) {

@@ -10,6 +10,8 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	csitrans "k8s.io/csi-translation-lib"
 	"k8s.io/klog/v2"
+
+	"github.com/csi-protect/external-provisioner/pkg/driverscope"
 )
 
 // translator converts between the in-tree plugins' StorageClasses and PVs
@@ -29,10 +31,10 @@ func InTreePluginOf(driverName string) (string, error) {
 	return name, nil
 }
 
-// knownProvisioner: the class is this driver's, by its own name or by the
-// in-tree plugin's it serves.
-func (p *Provisioner) knownProvisioner(name string) bool {
-	return name == p.opts.DriverName || (p.opts.MigratedFrom != "" && name == p.opts.MigratedFrom)
+// driver is what this sidecar serves: its driver, and the in-tree plugin
+// the driver replaces.
+func (p *Provisioner) driver() driverscope.Driver {
+	return driverscope.Driver{Name: p.opts.DriverName, InTreePlugin: p.opts.MigratedFrom}
 }
 
 // csiClass returns the class as the CSI driver reads it: an in-tree

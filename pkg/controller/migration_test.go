@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 
 	"github.com/csi-protect/external-provisioner/pkg/controller/parameters"
+	"github.com/csi-protect/external-provisioner/pkg/driverscope"
 	"github.com/csi-protect/external-provisioner/pkg/finalizer"
 	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
@@ -42,7 +43,7 @@ func inTreeClass(params map[string]string) *storagev1.StorageClass {
 // it to the CSI driver.
 func migratedClaim() *v1.PersistentVolumeClaim {
 	claim := newClaim("db", "1Gi")
-	claim.Annotations = map[string]string{annStorageProvisioner: ebsDriver, annMigratedTo: ebsDriver}
+	claim.Annotations = map[string]string{driverscope.AnnStorageProvisioner: ebsDriver, driverscope.AnnMigratedTo: ebsDriver}
 	return claim
 }
 
@@ -101,7 +102,7 @@ func TestInTreeClassZonesBecomeTheDriversTopology(t *testing.T) {
 func TestInTreeClaimNotHandedToTheDriverIsLeftAlone(t *testing.T) {
 	e := migratedEnv(t, envObjects{})
 	claim := newClaim("db", "1Gi")
-	claim.Annotations = map[string]string{annStorageProvisioner: ebsInTree}
+	claim.Annotations = map[string]string{driverscope.AnnStorageProvisioner: ebsInTree}
 	_, state, err := e.provision(t, claim, inTreeClass(nil), nil)
 	var ignored *controller.IgnoredError
 	if !errors.As(err, &ignored) || state != controller.ProvisioningFinished || !strings.Contains(err.Error(), "This could mean the PVC is not migrated") {
@@ -149,7 +150,7 @@ func TestInTreeClaimIsProtectedDuringProvisioning(t *testing.T) {
 
 func inTreePV(volumeID string) *v1.PersistentVolume {
 	return &v1.PersistentVolume{
-		ObjectMeta: metav1.ObjectMeta{Name: "pvc-" + testClaimUID, Annotations: map[string]string{"pv.kubernetes.io/provisioned-by": ebsInTree}},
+		ObjectMeta: metav1.ObjectMeta{Name: "pvc-" + testClaimUID, Annotations: map[string]string{driverscope.AnnProvisionedBy: ebsInTree}},
 		Spec: v1.PersistentVolumeSpec{
 			StorageClassName: testClass,
 			PersistentVolumeSource: v1.PersistentVolumeSource{

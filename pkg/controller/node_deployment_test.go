@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
+	"github.com/csi-protect/external-provisioner/pkg/driverscope"
 	"github.com/csi-protect/external-provisioner/pkg/finalizer"
 	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
@@ -110,7 +111,7 @@ func newNodeEnv(t *testing.T, objs envObjects, mutate ...func(*Options)) *nodeEn
 // claimOn is the test claim with node selected ("" for none).
 func claimOn(node string) *v1.PersistentVolumeClaim {
 	c := newClaim("db", "1Gi")
-	c.Annotations = map[string]string{annStorageProvisioner: testDriver}
+	c.Annotations = map[string]string{driverscope.AnnStorageProvisioner: testDriver}
 	if node != "" {
 		c.Annotations[annSelectedNode] = node
 	}

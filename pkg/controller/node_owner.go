@@ -51,7 +51,7 @@ func (p *Provisioner) tryToOwn(ctx context.Context, claim *v1.PersistentVolumeCl
 			return fmt.Errorf("StorageClass of claim %s: %w", klog.KObj(claim), err)
 		}
 	}
-	if !p.knownProvisioner(class.Provisioner) || class.VolumeBindingMode == nil || *class.VolumeBindingMode != storagev1.VolumeBindingImmediate {
+	if !p.driver().IsProvisioner(class.Provisioner) || class.VolumeBindingMode == nil || *class.VolumeBindingMode != storagev1.VolumeBindingImmediate {
 		return nil
 	}
 	if len(class.AllowedTopologies) > 0 && p.topologyEnabled() {

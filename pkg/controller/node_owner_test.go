@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
+	"github.com/csi-protect/external-provisioner/pkg/driverscope"
 )
 
 // immediateEnv is a node deployment with an unowned claim of an Immediate
@@ -221,9 +222,9 @@ func TestNodeDeploymentLeavesUnownedClaimsAlone(t *testing.T) {
 	deleting.DeletionTimestamp = &now
 	// The PV controller has not handed the claim to a driver yet.
 	unannotated := claimOn("")
-	delete(unannotated.Annotations, annStorageProvisioner)
+	delete(unannotated.Annotations, driverscope.AnnStorageProvisioner)
 	otherDriversClaim := claimOn("")
-	otherDriversClaim.Annotations[annStorageProvisioner] = "other.csi.io"
+	otherDriversClaim.Annotations[driverscope.AnnStorageProvisioner] = "other.csi.io"
 	for name, tc := range map[string]struct {
 		class  *storagev1.StorageClass
 		claim  *v1.PersistentVolumeClaim

@@ -91,7 +91,7 @@ func (c *PendingClaims) count() (int, time.Duration) {
 // take.
 func (p *Provisioner) waitsForVolume(claim *v1.PersistentVolumeClaim) bool {
 	if claim.DeletionTimestamp != nil || claim.Spec.VolumeName != "" ||
-		(claim.Status.Phase != v1.ClaimPending && claim.Status.Phase != "") || !p.forThisDriver(claim) {
+		(claim.Status.Phase != v1.ClaimPending && claim.Status.Phase != "") || !p.ServesClaim(claim) {
 		return false
 	}
 	switch selected := claim.Annotations[annSelectedNode]; {

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
+	"github.com/csi-protect/external-provisioner/pkg/driverscope"
 )
 
 // pendingClaim is a claim of class handed to driver by the PV controller,
@@ -20,7 +21,7 @@ func pendingClaim(name, class, driver string, age time.Duration, now time.Time, 
 	claim.Spec.StorageClassName = &class
 	claim.CreationTimestamp = metav1.NewTime(now.Add(-age))
 	claim.Status.Phase = v1.ClaimPending
-	metav1.SetMetaDataAnnotation(&claim.ObjectMeta, annStorageProvisioner, driver)
+	metav1.SetMetaDataAnnotation(&claim.ObjectMeta, driverscope.AnnStorageProvisioner, driver)
 	for _, m := range mutate {
 		m(claim)
 	}

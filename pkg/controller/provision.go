@@ -14,6 +14,7 @@ import (
 
 	"github.com/csi-protect/external-provisioner/pkg/controller/parameters"
 	"github.com/csi-protect/external-provisioner/pkg/controller/topology"
+	"github.com/csi-protect/external-provisioner/pkg/driverscope"
 	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
@@ -51,16 +52,16 @@ func (p *Provisioner) provision(ctx context.Context, o controller.ProvisionOptio
 	logger := klog.LoggerWithValues(klog.FromContext(ctx), "PVC", klog.KObj(claim), "StorageClass", class.Name)
 	ctx = klog.NewContext(ctx, logger)
 
-	if !p.knownProvisioner(class.Provisioner) {
+	if !p.driver().IsProvisioner(class.Provisioner) {
 		return nil, controller.ProvisioningFinished, &controller.IgnoredError{Reason: fmt.Sprintf("StorageClass %s names provisioner %q", class.Name, class.Provisioner)}
 	}
-	if class.Provisioner == p.opts.MigratedFrom && !p.forThisDriver(claim) {
+	if class.Provisioner == p.opts.MigratedFrom && !p.ServesClaim(claim) {
 		// The PV controller hands an in-tree class's claim to the CSI
 		// driver only when migration is on for it; as upstream, a claim
 		// it did not hand over is left alone.
 		return nil, controller.ProvisioningFinished, &controller.IgnoredError{Reason: fmt.Sprintf(
 			"PVC annotated with external-provisioner name %s does not match provisioner driver name %s. This could mean the PVC is not migrated",
-			storageProvisioner(claim), p.opts.DriverName)}
+			driverscope.ClaimProvisioner(claim), p.opts.DriverName)}
 	}
 	protect := p.opts.Features.ProvisioningProtection
 	if protect && claim.DeletionTimestamp != nil {

@@ -136,7 +136,7 @@ func (p *Provisioner) ShouldProvision(ctx context.Context, claim *v1.PersistentV
 	if p.node == nil {
 		return true
 	}
-	if !p.forThisDriver(claim) {
+	if !p.ServesClaim(claim) {
 		// Checked before taking a claim, as upstream: the PV controller
 		// writes this annotation on new claims, and taking one before it
 		// did only ends in a conflict. The lib would refuse it anyway.
@@ -156,29 +156,9 @@ func (p *Provisioner) ShouldProvision(ctx context.Context, claim *v1.PersistentV
 	return owned
 }
 
-// Annotations of the PV controller naming who provisions a claim.
-const (
-	annStorageProvisioner     = "volume.kubernetes.io/storage-provisioner"
-	annBetaStorageProvisioner = "volume.beta.kubernetes.io/storage-provisioner"
-	annMigratedTo             = "pv.kubernetes.io/migrated-to"
-)
-
-// ServesClaim tells whether this sidecar provisions claim: its driver, or
-// the in-tree plugin it replaces, is the claim's provisioner.
+// ServesClaim tells whether this sidecar provisions claim: the PV
+// controller handed it to this driver, or migrated it from the in-tree
+// plugin the driver replaces.
 func (p *Provisioner) ServesClaim(claim *v1.PersistentVolumeClaim) bool {
-	return p.forThisDriver(claim)
-}
-
-// forThisDriver tells whether the PV controller handed claim to this
-// driver.
-func (p *Provisioner) forThisDriver(claim *v1.PersistentVolumeClaim) bool {
-	return storageProvisioner(claim) == p.opts.DriverName || claim.Annotations[annMigratedTo] == p.opts.DriverName
-}
-
-// storageProvisioner is the provisioner the PV controller named for claim.
-func storageProvisioner(claim *v1.PersistentVolumeClaim) string {
-	if provisioner, ok := claim.Annotations[annStorageProvisioner]; ok {
-		return provisioner
-	}
-	return claim.Annotations[annBetaStorageProvisioner]
+	return p.driver().ServesClaim(claim)
 }

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
+	"github.com/csi-protect/external-provisioner/pkg/driverscope"
 	"github.com/csi-protect/external-provisioner/pkg/finalizer"
 	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
@@ -28,7 +29,7 @@ const zoneKey = "topology.test.csi-protect.io/zone"
 // scheduler placed on node-1, whose driver registered a zone there.
 func scheduledObjects() (*v1.PersistentVolumeClaim, *storagev1.StorageClass, *v1.Node, *storagev1.CSINode) {
 	claim := newClaim("db", "1Gi")
-	claim.Annotations = map[string]string{annStorageProvisioner: testDriver, annSelectedNode: "node-1", "team": "db"}
+	claim.Annotations = map[string]string{driverscope.AnnStorageProvisioner: testDriver, annSelectedNode: "node-1", "team": "db"}
 	class := newClass(nil)
 	class.VolumeBindingMode = ptr.To(storagev1.VolumeBindingWaitForFirstConsumer)
 	node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1", Labels: map[string]string{zoneKey: "z1"}}}
@@ -122,7 +123,7 @@ func TestRescheduleAfterFinalizerWriteNeedsOneCreateVolume(t *testing.T) {
 		t.Fatal("the selected-node annotation is still on the claim")
 	}
 	if !finalizer.Has(live, provisionstate.ProvisioningProtectionFinalizer) || live.Annotations["team"] != "db" ||
-		live.Annotations[annStorageProvisioner] != testDriver {
+		live.Annotations[driverscope.AnnStorageProvisioner] != testDriver {
 		t.Fatalf("the reschedule lost more than the selected node: %v %v", live.Finalizers, live.Annotations)
 	}
 	// What the library stores in its cache is the server's copy.

@@ -21,6 +21,7 @@ import (
 
 	"github.com/csi-protect/external-provisioner/internal/cmdutil"
 	"github.com/csi-protect/external-provisioner/internal/testutil"
+	"github.com/csi-protect/external-provisioner/pkg/driverscope"
 	"github.com/csi-protect/external-provisioner/pkg/mockdriver"
 	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
@@ -542,7 +543,7 @@ func failWith(code codes.Code, message string) func(*csi.CreateVolumeRequest) (*
 // libraryClaim is a claim the PV controller handed to the driver.
 func libraryClaim(name string) *v1.PersistentVolumeClaim {
 	claim := newClaim(name, "1Gi")
-	claim.Annotations = map[string]string{annStorageProvisioner: testDriver}
+	claim.Annotations = map[string]string{driverscope.AnnStorageProvisioner: testDriver}
 	return claim
 }
 
@@ -601,7 +602,7 @@ func libraryPV(name string) *v1.PersistentVolume {
 	pv := releasedPV(testDriver)
 	pv.Name = name
 	pv.UID = "9a0c6b8e-0000-4000-8000-00000000000a"
-	pv.Annotations = map[string]string{"pv.kubernetes.io/provisioned-by": testDriver}
+	pv.Annotations = map[string]string{driverscope.AnnProvisionedBy: testDriver}
 	pv.Spec.PersistentVolumeReclaimPolicy = v1.PersistentVolumeReclaimDelete
 	return pv
 }

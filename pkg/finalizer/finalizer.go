@@ -1,9 +1,11 @@
-// Package finalizer is the one writer of finalizers in this project, and
-// the bookkeeping of the deletions they hold.
+// Package finalizer is the one writer of finalizers in this project and
+// the one builder of writes pinned to an object's version (a finalizer
+// with the annotations, labels or spec that go with it, or a status
+// alone), and the bookkeeping of the deletions finalizers hold.
 //
 // Every write is pinned to the version of the object it was computed from:
-// a JSON merge patch that carries the object's resourceVersion and UID, or,
-// for kinds whose RBAC grants update but not patch (claims under upstream
+// a patch that carries the object's resourceVersion and UID, or, for kinds
+// whose RBAC grants update but not patch (claims under upstream
 // external-provisioner's ClusterRole), an update of a copy of that version.
 // Either replaces the whole finalizer list, so the API server answers 409
 // Conflict if the object changed since (or 404 / Conflict if it was
@@ -39,7 +41,8 @@ type Target interface {
 	Kind() string
 }
 
-// Change is what one write does to an object's metadata.
+// Change is what one write does to an object: its metadata, a fragment of
+// its spec, or its status.
 type Change struct {
 	// Add and Remove are finalizer names; adding one that is there, or
 	// removing one that is not, is nothing.
@@ -56,6 +59,12 @@ type Change struct {
 	// write, for a finalizer that goes with a change of what the object
 	// asks for (a PV's reclaim policy). Only patch targets send it.
 	Spec map[string]any
+	// Status is a patch of the object's status, for its status
+	// subresource, which ignores the rest of a write: a change with Status
+	// holds nothing else. It is sent as given, so that a strategic-merge
+	// directive ("$patch") reaches a target of strategic-merge patches.
+	// Only patch targets send it.
+	Status map[string]any
 }
 
 // Option adds to the change of Add or Remove.
@@ -110,9 +119,13 @@ func Write(ctx context.Context, to Target, obj metav1.Object, c Change) (bool, e
 	return true, nil
 }
 
-// Patch returns the merge patch that applies c to obj, or nil if c changes
-// nothing.
+// Patch returns the patch that applies c to obj, or nil if c changes
+// nothing: a merge patch, or with c.Status the patch of the status
+// subresource, which the caller sends as a merge or strategic-merge patch.
 func Patch(obj metav1.Object, c Change) ([]byte, error) {
+	if len(c.Status) > 0 && !c.statusAlone() {
+		return nil, fmt.Errorf("a change of the status of %s is written alone, to the status subresource", objectName(obj))
+	}
 	d := plan(obj, c)
 	if !d.changes() {
 		return nil, nil
@@ -138,12 +151,21 @@ func Patch(obj metav1.Object, c Change) ([]byte, error) {
 	if len(c.Spec) > 0 {
 		body["spec"] = c.Spec
 	}
+	if len(c.Status) > 0 {
+		body["status"] = c.Status
+	}
 	return json.Marshal(body)
 }
 
+// statusAlone tells whether c changes nothing but the status.
+func (c Change) statusAlone() bool {
+	return len(c.Add) == 0 && len(c.Remove) == 0 && len(c.SetAnnotations) == 0 && len(c.RemoveAnnotations) == 0 &&
+		len(c.SetLabels) == 0 && len(c.RemoveLabels) == 0 && len(c.Spec) == 0
+}
+
 // Apply applies c to obj's metadata in place and reports whether it changed
-// anything. Update targets call it on their copy; c.Spec is not applied
-// (Write refuses it for them).
+// anything. Update targets call it on their copy; c.Spec and c.Status are
+// not applied (Write refuses them for them).
 func Apply(obj metav1.Object, c Change) bool {
 	d := plan(obj, c)
 	if !d.changes() {
@@ -199,11 +221,12 @@ type delta struct {
 	setLabels         map[string]string
 	removeLabels      []string
 	spec              bool
+	status            bool
 }
 
 func (d delta) changes() bool {
 	return d.finalizersChanged || len(d.setAnnotations) > 0 || len(d.removeAnnotations) > 0 ||
-		len(d.setLabels) > 0 || len(d.removeLabels) > 0 || d.spec
+		len(d.setLabels) > 0 || len(d.removeLabels) > 0 || d.spec || d.status
 }
 
 func plan(obj metav1.Object, c Change) delta {
@@ -220,9 +243,10 @@ func plan(obj metav1.Object, c Change) delta {
 	}
 	d.setAnnotations, d.removeAnnotations = planMap(obj.GetAnnotations(), c.SetAnnotations, c.RemoveAnnotations)
 	d.setLabels, d.removeLabels = planMap(obj.GetLabels(), c.SetLabels, c.RemoveLabels)
-	// The caller asks for a spec change only when it differs: the object's
-	// spec is not read here.
+	// The caller asks for a spec or status change only when it differs:
+	// the object's spec and status are not read here.
 	d.spec = len(c.Spec) > 0
+	d.status = len(c.Status) > 0
 	return d
 }
 
@@ -252,6 +276,8 @@ func describe(c Change) string {
 		return fmt.Sprintf("add finalizer %v", c.Add)
 	case len(c.Remove) > 0 && len(c.Add) == 0:
 		return fmt.Sprintf("remove finalizer %v", c.Remove)
+	case len(c.Status) > 0:
+		return "write status"
 	case len(c.Add) == 0 && len(c.Remove) == 0:
 		return "annotate"
 	}

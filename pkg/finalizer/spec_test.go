@@ -53,12 +53,17 @@ func TestApplyChangesLabelsOnACopyOfTheMap(t *testing.T) {
 	}
 }
 
-func TestAnUpdateTargetRefusesASpecChange(t *testing.T) {
-	updated := false
-	to := Update("PersistentVolume", func(context.Context, *v1.PersistentVolume) error { updated = true; return nil })
-	pv := &v1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "pv", UID: "u", ResourceVersion: "1"}}
-	_, err := Write(context.Background(), to, pv, Change{Spec: map[string]any{"persistentVolumeReclaimPolicy": "Retain"}})
-	if err == nil || !strings.Contains(err.Error(), "patch") || updated {
-		t.Errorf("err %v, updated %v; want a refusal naming patch, and no update", err, updated)
+func TestAnUpdateTargetRefusesASpecOrStatusChange(t *testing.T) {
+	for name, c := range map[string]Change{
+		"spec":   {Spec: map[string]any{"persistentVolumeReclaimPolicy": "Retain"}},
+		"status": {Status: map[string]any{"phase": "Released"}},
+	} {
+		updated := false
+		to := Update("PersistentVolume", func(context.Context, *v1.PersistentVolume) error { updated = true; return nil })
+		pv := &v1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "pv", UID: "u", ResourceVersion: "1"}}
+		_, err := Write(context.Background(), to, pv, c)
+		if err == nil || !strings.Contains(err.Error(), "patch") || updated {
+			t.Errorf("%s: err %v, updated %v; want a refusal naming patch, and no update", name, err, updated)
+		}
 	}
 }

@@ -100,8 +100,8 @@ func (t updateTarget[T]) Write(ctx context.Context, obj metav1.Object, c Change)
 	if !ok {
 		return fmt.Errorf("cannot update a %T as a %s", obj, t.kind)
 	}
-	if len(c.Spec) > 0 {
-		return fmt.Errorf("a change of a %s's spec is sent as a patch, not an update", t.kind)
+	if len(c.Spec) > 0 || len(c.Status) > 0 {
+		return fmt.Errorf("a change of a %s's spec or status is sent as a patch, not an update", t.kind)
 	}
 	// The caller's copy is often the informer's: never change it.
 	changed, ok := typed.DeepCopyObject().(T)

@@ -17,6 +17,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/csi-protect/external-provisioner/internal/reconcile"
+	"github.com/csi-protect/external-provisioner/pkg/driverscope"
 	"github.com/csi-protect/external-provisioner/pkg/finalizer"
 )
 
@@ -59,20 +60,19 @@ type Options struct {
 // Controller keeps the pvc-protection finalizer on claims, and removes it
 // from a claim being deleted once no pod can use the claim any more.
 type Controller struct {
-	client     kubernetes.Interface
-	target     finalizer.Target
-	claims     corelisters.PersistentVolumeClaimLister
-	pods       cache.Indexer
-	classes    storagelisters.StorageClassLister
-	driverName string
-	// inTreePlugin: see Options.InTreePlugin.
-	inTreePlugin string
-	allClaims    bool
-	synced       []cache.InformerSynced
-	metrics      *Metrics
-	stamps       *stamper
-	fresh        podFreshness
-	loop         *reconcile.Loop[cache.ObjectName]
+	client  kubernetes.Interface
+	target  finalizer.Target
+	claims  corelisters.PersistentVolumeClaimLister
+	pods    cache.Indexer
+	classes storagelisters.StorageClassLister
+	// driver: see Options.DriverName and InTreePlugin.
+	driver    driverscope.Driver
+	allClaims bool
+	synced    []cache.InformerSynced
+	metrics   *Metrics
+	stamps    *stamper
+	fresh     podFreshness
+	loop      *reconcile.Loop[cache.ObjectName]
 	// notReadyDelay is how soon a claim is looked at again when the pod
 	// index is about to catch up with a freshness check.
 	notReadyDelay time.Duration
@@ -119,8 +119,7 @@ func New(opts Options) (*Controller, error) {
 		claims:        opts.ClaimInformer.Lister(),
 		pods:          pods,
 		classes:       opts.ClassLister,
-		driverName:    opts.DriverName,
-		inTreePlugin:  opts.InTreePlugin,
+		driver:        driverscope.Driver{Name: opts.DriverName, InTreePlugin: opts.InTreePlugin},
 		allClaims:     opts.AllClaims,
 		synced:        []cache.InformerSynced{claimInformer.HasSynced, podInformer.HasSynced},
 		metrics:       m,

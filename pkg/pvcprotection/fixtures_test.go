@@ -24,6 +24,7 @@ import (
 
 	"github.com/csi-protect/external-provisioner/internal/reconcile"
 	"github.com/csi-protect/external-provisioner/internal/testutil"
+	"github.com/csi-protect/external-provisioner/pkg/driverscope"
 	testingclock "k8s.io/utils/clock/testing"
 )
 
@@ -37,7 +38,7 @@ const (
 func newClaim(name string) *v1.PersistentVolumeClaim {
 	return &v1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{
 		Name: name, Namespace: testNS, UID: types.UID(name + "-uid"), ResourceVersion: "1",
-		Annotations: map[string]string{annStorageProvisioner: testDriver},
+		Annotations: map[string]string{driverscope.AnnStorageProvisioner: testDriver},
 		Finalizers:  []string{Finalizer},
 	}}
 }

@@ -10,6 +10,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/csi-protect/external-provisioner/internal/reconcile"
+	"github.com/csi-protect/external-provisioner/pkg/driverscope"
 )
 
 func TestPodEventsRequeueTheirClaims(t *testing.T) {
@@ -71,7 +72,7 @@ func TestPodEventsRequeueTheirClaims(t *testing.T) {
 
 func TestClaimEvents(t *testing.T) {
 	other := deleting(newClaim("other"))
-	other.Annotations[annStorageProvisioner] = "other.example.com"
+	other.Annotations[driverscope.AnnStorageProvisioner] = "other.example.com"
 	missing := newClaim("missing")
 	missing.Finalizers = nil
 	released := deleting(newClaim("released"))

@@ -6,6 +6,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/utils/ptr"
+
+	"github.com/csi-protect/external-provisioner/pkg/driverscope"
 )
 
 func TestScope(t *testing.T) {
@@ -16,15 +18,15 @@ func TestScope(t *testing.T) {
 		return c
 	}
 	annotated := plain("annotated")
-	annotated.Annotations = map[string]string{annStorageProvisioner: testDriver}
+	annotated.Annotations = map[string]string{driverscope.AnnStorageProvisioner: testDriver}
 	beta := plain("beta")
-	beta.Annotations = map[string]string{annBetaStorageProvisioner: testDriver}
+	beta.Annotations = map[string]string{driverscope.AnnBetaStorageProvisioner: testDriver}
 	byClass := plain("by-class")
 	byClass.Spec.StorageClassName = ptr.To("ours")
 	byLegacyClass := plain("by-legacy-class")
-	byLegacyClass.Annotations = map[string]string{annBetaStorageClass: "ours"}
+	byLegacyClass.Annotations = map[string]string{v1.BetaStorageClassAnnotation: "ours"}
 	otherDriver := plain("other-driver")
-	otherDriver.Annotations = map[string]string{annStorageProvisioner: "other.example.com"}
+	otherDriver.Annotations = map[string]string{driverscope.AnnStorageProvisioner: "other.example.com"}
 	otherClass := plain("other-class")
 	otherClass.Spec.StorageClassName = ptr.To("theirs")
 	missingClass := plain("missing-class")
@@ -62,10 +64,10 @@ func TestScope(t *testing.T) {
 
 func TestOutOfScopeClaimIsNeverWritten(t *testing.T) {
 	missing := newClaim("missing")
-	missing.Annotations[annStorageProvisioner] = "other.example.com"
+	missing.Annotations[driverscope.AnnStorageProvisioner] = "other.example.com"
 	missing.Finalizers = nil
 	unused := deleting(newClaim("unused"))
-	unused.Annotations[annStorageProvisioner] = "other.example.com"
+	unused.Annotations[driverscope.AnnStorageProvisioner] = "other.example.com"
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{missing, unused}})
 	e.ctrl.onClaim(missing)
 	e.ctrl.onClaim(unused)

@@ -13,6 +13,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/csi-protect/external-provisioner/internal/reconcile"
+	"github.com/csi-protect/external-provisioner/pkg/driverscope"
 	"github.com/csi-protect/external-provisioner/pkg/finalizer"
 )
 
@@ -49,14 +50,14 @@ type Options struct {
 // removes it from those being deleted once no claim is bound to them. Its
 // keys are PV names.
 type Controller struct {
-	client       kubernetes.Interface
-	target       finalizer.Target
-	volumes      corelisters.PersistentVolumeLister
-	synced       cache.InformerSynced
-	driverName   string
-	inTreePlugin string
-	allVolumes   bool
-	metrics      *Metrics
+	client  kubernetes.Interface
+	target  finalizer.Target
+	volumes corelisters.PersistentVolumeLister
+	synced  cache.InformerSynced
+	// driver: see Options.DriverName and InTreePlugin.
+	driver     driverscope.Driver
+	allVolumes bool
+	metrics    *Metrics
 	// holds are the PVs reported as held, with the claim that holds them,
 	// so a hold is announced once and its end is announced at all.
 	holds *finalizer.Holds[string]
@@ -82,14 +83,13 @@ func New(opts Options) (*Controller, error) {
 	}
 	informer := opts.VolumeInformer.Informer()
 	c := &Controller{
-		client:       opts.Client,
-		target:       finalizer.PersistentVolumes(opts.Client),
-		volumes:      opts.VolumeInformer.Lister(),
-		synced:       informer.HasSynced,
-		driverName:   opts.DriverName,
-		inTreePlugin: opts.InTreePlugin,
-		allVolumes:   opts.AllVolumes,
-		metrics:      m,
+		client:     opts.Client,
+		target:     finalizer.PersistentVolumes(opts.Client),
+		volumes:    opts.VolumeInformer.Lister(),
+		synced:     informer.HasSynced,
+		driver:     driverscope.Driver{Name: opts.DriverName, InTreePlugin: opts.InTreePlugin},
+		allVolumes: opts.AllVolumes,
+		metrics:    m,
 		holds: finalizer.NewHolds[string](finalizer.HoldsOptions{
 			Gauge: m.HeldVolumes, Recorder: opts.EventRecorder,
 			HeldReason: ReasonDeletionHeld, ReleasedReason: ReasonDeletionReleased,

@@ -3,33 +3,14 @@ package pvprotection
 import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
-	csitrans "k8s.io/csi-translation-lib"
 
 	"github.com/csi-protect/external-provisioner/pkg/finalizer"
 )
 
 // inScope tells whether the controller may write pv.
 func (c *Controller) inScope(pv *v1.PersistentVolume) bool {
-	if c.allVolumes {
-		return true
-	}
-	if pv.Spec.CSI != nil {
-		return pv.Spec.CSI.Driver == c.driverName
-	}
-	return c.inTreePlugin != "" && inTreePluginOf(pv) == c.inTreePlugin
+	return c.allVolumes || c.driver.ServesVolume(pv)
 }
-
-// inTreePluginOf names the in-tree plugin of a PV's source, "" for a
-// source no CSI driver replaces.
-func inTreePluginOf(pv *v1.PersistentVolume) string {
-	name, err := translator.GetInTreePluginNameFromSpec(pv, nil)
-	if err != nil {
-		return ""
-	}
-	return name
-}
-
-var translator = csitrans.New()
 
 // needsSync tells whether pv's finalizer is not what it should be at rest:
 // missing on a live PV, or present on one being deleted.

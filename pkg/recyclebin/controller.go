@@ -173,9 +173,10 @@ func (c *Controller) onClaimDeleted(obj interface{}) {
 	}
 }
 
-// inScope: the PVs of this driver, or of the in-tree plugin it replaces.
+// inScope: the PVs this driver deletes, its own and those the in-tree
+// plugin it replaces provisioned.
 func (c *Controller) inScope(pv *v1.PersistentVolume) bool {
-	return servedBy(pv, c.fit)
+	return c.fit.driver().DeletesVolume(pv)
 }
 
 // concerns: a released PV the bin may keep, or one that carries the bin's

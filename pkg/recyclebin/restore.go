@@ -8,6 +8,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
+
+	"github.com/csi-protect/external-provisioner/pkg/driverscope"
 )
 
 // RestoreRequest returns the claim a user asked pv to be given to, if any.
@@ -49,7 +51,7 @@ func Fits(pv *v1.PersistentVolume, claim *v1.PersistentVolumeClaim, opts FitOpti
 	if claim.Status.Phase == v1.ClaimBound {
 		add("the claim is bound already")
 	}
-	if !servedBy(pv, opts) {
+	if !opts.driver().DeletesVolume(pv) {
 		add("the volume is not one of driver %s", opts.Driver)
 	}
 	if pvClass, claimClass := pv.Spec.StorageClassName, ptr.Deref(claim.Spec.StorageClassName, ""); pvClass != claimClass {
@@ -71,11 +73,10 @@ func Fits(pv *v1.PersistentVolume, claim *v1.PersistentVolumeClaim, opts FitOpti
 	return errors.Join(misfits...)
 }
 
-func servedBy(pv *v1.PersistentVolume, opts FitOptions) bool {
-	if pv.Spec.CSI != nil {
-		return pv.Spec.CSI.Driver == opts.Driver
-	}
-	return opts.InTreePlugin != "" && pv.Annotations["pv.kubernetes.io/provisioned-by"] == opts.InTreePlugin
+// driver is the driver of opts: the bin keeps and gives back the volumes
+// it deletes, not a static volume of the in-tree plugin it replaces.
+func (opts FitOptions) driver() driverscope.Driver {
+	return driverscope.Driver{Name: opts.Driver, InTreePlugin: opts.InTreePlugin}
 }
 
 func volumeMode(mode *v1.PersistentVolumeMode) v1.PersistentVolumeMode {

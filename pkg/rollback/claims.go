@@ -8,15 +8,10 @@ import (
 
 	"github.com/csi-protect/external-provisioner/pkg/claimconditions"
 	"github.com/csi-protect/external-provisioner/pkg/controller"
+	"github.com/csi-protect/external-provisioner/pkg/driverscope"
 	"github.com/csi-protect/external-provisioner/pkg/finalizer"
 	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 	"github.com/csi-protect/external-provisioner/pkg/volumename"
-)
-
-// Kubernetes' annotations that name the provisioner of a claim.
-const (
-	annStorageProvisioner     = "volume.kubernetes.io/storage-provisioner"
-	annBetaStorageProvisioner = "volume.beta.kubernetes.io/storage-provisioner"
 )
 
 // decision is what the check makes of one aspect of an object: what it
@@ -155,17 +150,9 @@ func decideCondition(claim *v1.PersistentVolumeClaim) (decision, bool) {
 	return decision{what: what, clear: true}, true
 }
 
-// claimDriver is the provisioner the claim was given to, "" if none.
-func claimDriver(claim *v1.PersistentVolumeClaim) string {
-	if p := claim.Annotations[annStorageProvisioner]; p != "" {
-		return p
-	}
-	return claim.Annotations[annBetaStorageProvisioner]
-}
-
 // claimFinding is the row of a decision on claim.
 func claimFinding(claim *v1.PersistentVolumeClaim, d decision) Finding {
-	f := Finding{Kind: kindClaim, Namespace: claim.Namespace, Name: claim.Name, Driver: claimDriver(claim), What: d.what, Action: d.refusal}
+	f := Finding{Kind: kindClaim, Namespace: claim.Namespace, Name: claim.Name, Driver: driverscope.ClaimProvisioner(claim), What: d.what, Action: d.refusal}
 	if d.clear {
 		f.Action = Action{Verb: WouldClear}
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/claimconditions"
+	"github.com/csi-protect/external-provisioner/pkg/driverscope"
 	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 	"github.com/csi-protect/external-provisioner/pkg/recyclebin"
 )
@@ -118,7 +119,7 @@ func claim(name string, phase v1.PersistentVolumeClaimPhase) *v1.PersistentVolum
 			Finalizers: []string{"kubernetes.io/pvc-protection", otherFinalizer},
 			Annotations: map[string]string{
 				lastApplied:                        `{"apiVersion":"v1","kind":"PersistentVolumeClaim"}`,
-				annStorageProvisioner:              driver,
+				driverscope.AnnStorageProvisioner:  driver,
 				provisionstate.AnnProvisioningNode: "node-1",
 			},
 		},
@@ -169,10 +170,10 @@ func keptPV(name string) *v1.PersistentVolume {
 			Labels:     map[string]string{recyclebin.LabelRetained: "true", "team": "shop"},
 			Finalizers: []string{"kubernetes.io/pv-protection", "external-provisioner.volume.kubernetes.io/finalizer", recyclebin.FinalizerKept},
 			Annotations: map[string]string{
-				annProvisionedBy:            driver,
-				recyclebin.AnnRetainedUntil: deadline,
-				recyclebin.AnnRetainedFrom:  "shop/data-0 3f1c9a2b-0000-4000-8000-000000000000",
-				recyclebin.AnnReclaimPolicy: string(v1.PersistentVolumeReclaimDelete),
+				driverscope.AnnProvisionedBy: driver,
+				recyclebin.AnnRetainedUntil:  deadline,
+				recyclebin.AnnRetainedFrom:   "shop/data-0 3f1c9a2b-0000-4000-8000-000000000000",
+				recyclebin.AnnReclaimPolicy:  string(v1.PersistentVolumeReclaimDelete),
 			},
 		},
 		Spec: v1.PersistentVolumeSpec{

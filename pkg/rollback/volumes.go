@@ -7,12 +7,10 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/csi-protect/external-provisioner/pkg/driverscope"
 	"github.com/csi-protect/external-provisioner/pkg/finalizer"
 	"github.com/csi-protect/external-provisioner/pkg/recyclebin"
 )
-
-// annProvisionedBy names the provisioner of a PV without a CSI source.
-const annProvisionedBy = "pv.kubernetes.io/provisioned-by"
 
 // volumeFindings are what upstream would mishandle of pv: a kept volume of
 // the recycle bin, a give-back not bound yet, or the bin's protection
@@ -20,7 +18,7 @@ const annProvisionedBy = "pv.kubernetes.io/provisioned-by"
 // on a volume it no longer keeps. Nothing here is cleared: each holds
 // data, and the policy to give back is the bin's to decide.
 func volumeFindings(pv *v1.PersistentVolume, now time.Time) []Finding {
-	f := Finding{Kind: kindVolume, Name: pv.Name, Driver: volumeDriver(pv)}
+	f := Finding{Kind: kindVolume, Name: pv.Name, Driver: driverscope.VolumeProvisioner(pv)}
 	_, hasDeadline := pv.Annotations[recyclebin.AnnRetainedUntil]
 	restoredTo, givenBack := pv.Annotations[recyclebin.AnnRestoredTo]
 	switch {
@@ -122,12 +120,4 @@ func keptWhy(deadline string, now time.Time) string {
 func claimOf(value string) string {
 	name, _, _ := strings.Cut(value, " ")
 	return name
-}
-
-// volumeDriver is the CSI driver of pv, or its provisioner.
-func volumeDriver(pv *v1.PersistentVolume) string {
-	if pv.Spec.CSI != nil {
-		return pv.Spec.CSI.Driver
-	}
-	return pv.Annotations[annProvisionedBy]
 }

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/csi-protect/external-provisioner/pkg/driverscope"
 	"github.com/csi-protect/external-provisioner/pkg/recyclebin"
 )
 
@@ -122,7 +123,7 @@ func TestGiveBackStillProtectedNeedsYou(t *testing.T) {
 func TestStrayProtectionOfTheBinNeedsYou(t *testing.T) {
 	pv := keptPV("pvc-stray")
 	pv.Labels = nil
-	pv.Annotations = map[string]string{annProvisionedBy: driver}
+	pv.Annotations = map[string]string{driverscope.AnnProvisionedBy: driver}
 	pv.Status.Phase = v1.VolumeBound
 	r := newEnv(pv).run(t, ModeClear)
 	f := only(t, r, kindVolume, "pvc-stray")

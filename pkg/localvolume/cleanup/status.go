@@ -2,7 +2,6 @@ package cleanup
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"math"
@@ -13,10 +12,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
 	"github.com/csi-protect/external-provisioner/pkg/apis/local"
+	"github.com/csi-protect/external-provisioner/pkg/finalizer"
 )
 
 // Reasons of the DeletionBlocked condition.
@@ -128,25 +127,15 @@ func bounded(names []string) string {
 	return fmt.Sprintf("%s and %d more", strings.Join(names[:maxNamedVolumes], ", "), len(names)-maxNamedVolumes)
 }
 
-// statusPatch is a merge patch of the status subresource, pinned like the
-// finalizer patches to the version it was computed from: it replaces the
-// whole conditions list, so a condition someone else wrote since must not
-// be lost.
-type statusPatch struct {
-	Metadata struct {
-		ResourceVersion string    `json:"resourceVersion"`
-		UID             types.UID `json:"uid"`
-	} `json:"metadata"`
-	Status map[string]any `json:"status"`
-}
-
 // writeStatus brings what the controller owns of the owner's status to
 // what it found: the DeletionBlocked condition, when blocked is set, and
 // the totalProvisionedDeviceCount of a LocalVolumeSet, count. It writes
 // only what differs, through the status subresource, so that syncs of an
 // owner whose state did not change write nothing. A False condition is
 // written only over one that is there: an owner that was never blocked
-// gets none.
+// gets none. The merge patch is pinned like the finalizer patches to the
+// version it was computed from: it replaces the whole conditions list, so
+// a condition someone else wrote since must not be lost.
 func (c *Controller) writeStatus(ctx context.Context, k *kind, o *owner, count int32, blocked *metav1.Condition) error {
 	status := map[string]any{}
 	if blocked != nil && (blocked.Status == metav1.ConditionTrue || meta.FindStatusCondition(o.conditions, blocked.Type) != nil) {
@@ -163,12 +152,7 @@ func (c *Controller) writeStatus(ctx context.Context, k *kind, o *owner, count i
 	if len(status) == 0 {
 		return nil
 	}
-	if o.meta.GetResourceVersion() == "" {
-		return fmt.Errorf("%s has no resourceVersion to patch against", o.key)
-	}
-	var p statusPatch
-	p.Metadata.ResourceVersion, p.Metadata.UID, p.Status = o.meta.GetResourceVersion(), o.meta.GetUID(), status
-	patch, err := json.Marshal(p)
+	patch, err := finalizer.Patch(o.meta, finalizer.Change{Status: status})
 	if err != nil {
 		return err
 	}

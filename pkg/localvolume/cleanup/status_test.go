@@ -10,11 +10,16 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/diff"
+	"k8s.io/utils/ptr"
 
 	"github.com/csi-protect/external-provisioner/pkg/apis/local"
+	localv1 "github.com/csi-protect/external-provisioner/pkg/apis/local/v1"
+	localv1alpha1 "github.com/csi-protect/external-provisioner/pkg/apis/local/v1alpha1"
 )
 
 // status reads an owner's status from the fake API server, as the
@@ -349,4 +354,110 @@ func TestRunDeviceCountFollowsVolumes(t *testing.T) {
 	if logs := e.errorLogs(); len(logs) != 0 {
 		t.Errorf("error logs = %v", logs)
 	}
+}
+
+// fullOwner is an owner being deleted with everything a user or the
+// operator may put on one: other finalizers, annotations and labels, a
+// spec with node selector and tolerations, another writer's condition; a
+// LocalVolumeSet's device count says 3, more than the PVs it has.
+func fullOwner(kind string, other metav1.Condition) ownerObject {
+	o := newOwner(kind, protectedOwner, deletingOwner, withConditions(other),
+		withNodeSelector(selectorIn(local.NodeLabel, testNode)))
+	o.SetFinalizers(append(o.GetFinalizers(), "example.com/backup"))
+	o.GetAnnotations()["example.com/owner"] = "team-a"
+	o.SetLabels(map[string]string{"app": "storage"})
+	o.SetGeneration(3)
+	tolerations := []corev1.Toleration{{Key: "storage", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}}
+	switch o := o.(type) {
+	case *localv1.LocalVolume:
+		o.Spec.Tolerations = tolerations
+		o.Spec.StorageClassDevices[0].FSType = "xfs"
+	case *localv1alpha1.LocalVolumeSet:
+		o.Spec.Tolerations = tolerations
+		o.Spec.FSType = "xfs"
+		o.Spec.MaxDeviceCount = ptr.To[int32](4)
+		withDeviceCount(3)(o)
+	}
+	return o
+}
+
+// storedOwner is the owner as the fake API server stores it.
+func (e *env) storedOwner(t *testing.T, kind string) ownerObject {
+	t.Helper()
+	obj, err := e.local.Tracker().Get(e.ctrl.kinds[kind].gvr, testNS, ownerName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return obj.(ownerObject)
+}
+
+// withoutStatus is o without its status and version (and the fake's record
+// of who wrote which field).
+func withoutStatus(o ownerObject) ownerObject {
+	c := o.DeepCopyObject().(ownerObject)
+	c.SetResourceVersion("")
+	c.SetManagedFields(nil)
+	switch c := c.(type) {
+	case *localv1.LocalVolume:
+		c.Status = localv1.LocalVolumeStatus{}
+	case *localv1alpha1.LocalVolumeSet:
+		c.Status = localv1alpha1.LocalVolumeSetStatus{}
+	}
+	return c
+}
+
+// The status write of an owner that carries everything is one pinned patch
+// of the status subresource that holds nothing but what the controller
+// owns of the status; the rest of the owner, and the other condition, stay.
+func TestAStatusWriteChangesOnlyTheStatus(t *testing.T) {
+	other := metav1.Condition{
+		Type: "Available", Status: metav1.ConditionTrue, Reason: "Provisioned", Message: "set by the operator",
+		LastTransitionTime: metav1.NewTime(time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)),
+	}
+	forEachKind(t, func(t *testing.T, kind string) {
+		e := newEnv(t, setup{
+			owners:  []ownerObject{fullOwner(kind, other)},
+			volumes: []*corev1.PersistentVolume{newPV("pv-db", kind, boundTo("app", "db"))},
+			nodes:   []*corev1.Node{newNode(testNode)},
+		})
+		before := e.storedOwner(t, kind)
+		e.mustSync(t, keyOf(kind))
+		after := e.storedOwner(t, kind)
+
+		patches := e.statusPatches()
+		if len(patches) != 1 || patches[0].PatchType != types.MergePatchType {
+			t.Fatalf("status patches = %v, want one merge patch", patches)
+		}
+		var p map[string]map[string]any
+		if err := json.Unmarshal(patches[0].Patch, &p); err != nil {
+			t.Fatal(err)
+		}
+		wantStatus := []string{"conditions"}
+		if kind == KindLocalVolumeSet {
+			wantStatus = []string{"conditions", "totalProvisionedDeviceCount"}
+		}
+		if got := slices.Sorted(maps.Keys(p)); !slices.Equal(got, []string{"metadata", "status"}) {
+			t.Errorf("patch fields = %v, want metadata and status alone", got)
+		}
+		if p["metadata"]["resourceVersion"] != before.GetResourceVersion() || p["metadata"]["uid"] != string(before.GetUID()) || len(p["metadata"]) != 2 {
+			t.Errorf("patch metadata = %v, want only the resourceVersion %s and UID it was computed on", p["metadata"], before.GetResourceVersion())
+		}
+		if got := slices.Sorted(maps.Keys(p["status"])); !slices.Equal(got, wantStatus) {
+			t.Errorf("patch status fields = %v, want %v", got, wantStatus)
+		}
+
+		if b, a := withoutStatus(before), withoutStatus(after); !equality.Semantic.DeepEqual(b, a) {
+			t.Errorf("the status write changed more than the status:\n%s", diff.Diff(b, a))
+		}
+		o := e.status(t, kind)
+		if got := meta.FindStatusCondition(o.conditions, other.Type); got == nil || !equality.Semantic.DeepEqual(*got, other) {
+			t.Errorf("other condition = %+v, want %+v", got, other)
+		}
+		if meta.FindStatusCondition(o.conditions, local.ConditionDeletionBlocked) == nil || len(o.conditions) != 2 {
+			t.Errorf("conditions = %+v, want the other one and %s", o.conditions, local.ConditionDeletionBlocked)
+		}
+		if kind == KindLocalVolumeSet && deviceCount(o) != 1 {
+			t.Errorf("totalProvisionedDeviceCount = %d, want 1", deviceCount(o))
+		}
+	})
 }
