@@ -203,3 +203,71 @@ func TestTheLibraryLooksTheSelectedNodeUpThroughItsLister(t *testing.T) {
 		}
 	}
 }
+
+// A failed attempt is retried at the pace of the library's RateLimiter
+// (upstream's back-off), without end: FailedProvisionThreshold(0).
+func TestAFailureIsRetriedAtTheBackOffsPace(t *testing.T) {
+	for _, tc := range []struct {
+		backOff time.Duration
+		atLeast int
+	}{{10 * time.Millisecond, 3}, {time.Hour, 1}} {
+		l := newLiveLibrary(t, []runtime.Object{newClaim("db"), newClass()}, liveOptions{backOff: tc.backOff})
+		l.provisioner.provision = func(context.Context, libcontroller.ProvisionOptions) (*v1.PersistentVolume, libcontroller.ProvisioningState, error) {
+			return nil, libcontroller.ProvisioningFinished, errors.New("backend busy")
+		}
+		l.start(t)
+		testutil.Eventually(t, 10*time.Second, "the retries", func() bool { return len(l.provisioner.provisions()) >= tc.atLeast })
+		if tc.atLeast > 1 {
+			continue
+		}
+		time.Sleep(300 * time.Millisecond)
+		if n := len(l.provisioner.provisions()); n != 1 {
+			t.Fatalf("%d Provision calls within a back-off of an hour, want 1", n)
+		}
+	}
+}
+
+// A claim whose volume may be in the making (ProvisioningInBackground) is
+// tried again even once the claim is gone, from the library's own copy:
+// the provisioner finds a volume made wrongly again by its name.
+func TestAClaimProvisionedInBackgroundIsRetriedOnceItIsGone(t *testing.T) {
+	l := newLiveLibrary(t, []runtime.Object{newClaim("db"), newClass()}, liveOptions{})
+	l.provisioner.provision = func(context.Context, libcontroller.ProvisionOptions) (*v1.PersistentVolume, libcontroller.ProvisioningState, error) {
+		return nil, libcontroller.ProvisioningInBackground, errors.New("cleanup of volume pvc-1 failed, volume is orphaned")
+	}
+	l.start(t)
+	testutil.Eventually(t, 10*time.Second, "the first Provision", func() bool { return len(l.provisioner.provisions()) >= 1 })
+	if err := l.server.CoreV1().PersistentVolumeClaims(testNamespace).Delete(context.Background(), "db", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Eventually(t, 10*time.Second, "the claim gone from the cache", func() bool {
+		_, err := l.factory.Core().V1().PersistentVolumeClaims().Lister().PersistentVolumeClaims(testNamespace).Get("db")
+		return err != nil
+	})
+	calls := len(l.provisioner.provisions())
+	testutil.Eventually(t, 10*time.Second, "a Provision of the claim gone", func() bool { return len(l.provisioner.provisions()) > calls })
+}
+
+// The library names a claim's PV pvc-<claim UID> and leaves a claim whose
+// PV of that name it has cached.
+func TestTheLibraryNamesThePVAfterTheClaimUID(t *testing.T) {
+	l := newLiveLibrary(t, []runtime.Object{newClaim("db"), newClass()}, liveOptions{})
+	l.provisioner.refuseVolumes = true
+	l.start(t)
+	testutil.Eventually(t, 10*time.Second, "Provision", func() bool { return len(l.provisioner.provisions()) == 1 })
+	if name := l.provisioner.provisions()[0].PVName; name != "pvc-"+testClaimUID {
+		t.Fatalf("PV name %q, want pvc-<claim UID>", name)
+	}
+
+	claim := newClaim("again")
+	claim.UID = "uid-again"
+	pv := releasedVolume("pvc-uid-again")
+	pv.UID = "pv-again"
+	l = newLiveLibrary(t, []runtime.Object{claim, newClass(), pv}, liveOptions{})
+	l.provisioner.refuseVolumes = true
+	l.start(t)
+	time.Sleep(300 * time.Millisecond)
+	if n := len(l.provisioner.provisions()); n != 0 {
+		t.Fatalf("%d Provision calls of a claim whose PV exists", n)
+	}
+}
