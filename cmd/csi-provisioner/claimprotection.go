@@ -12,6 +12,7 @@ import (
 
 	"github.com/csi-protect/external-provisioner/pkg/claimprotection"
 	"github.com/csi-protect/external-provisioner/pkg/controller"
+	"github.com/csi-protect/external-provisioner/pkg/controller/library"
 	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
@@ -48,7 +49,7 @@ func newClaimProtection(o claimProtectionOptions) (worker, error) {
 		Serves:                 o.Provisioner.ServesClaim,
 		EventRecorder:          o.EventRecorder,
 		// Built after the provisioning library, which registers it.
-		ClaimUIDIndex: controller.LibraryClaimUIDIndex,
+		ClaimUIDIndex: library.ClaimUIDIndex,
 		Metrics:       o.Metrics,
 		// Same back-off as provisioning, as upstream shares one limiter.
 		RateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[cache.ObjectName](cfg.retryIntervalStart, cfg.retryIntervalMax),

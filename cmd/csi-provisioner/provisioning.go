@@ -77,7 +77,7 @@ type nodeTopologyOptions struct {
 // newNodeTopology picks where topology comes from. Nodes and CSINodes are
 // read only for topology: in large clusters Nodes are a big share of the
 // cache, so without topology nothing watches them (and nothing looks a
-// selected node up: see Provisioner.LibraryNodesLister).
+// selected node up: see library.Adapter.NodesLister).
 func newNodeTopology(logger klog.Logger, o nodeTopologyOptions) nodeTopology {
 	switch {
 	case o.Local != nil:
@@ -231,9 +231,10 @@ func newProvisionController(logger klog.Logger, o provisionControllerOptions) *l
 		libProvisioner = unsupportedProvisioner{Provisioner: libProvisioner, err: err}
 	}
 
-	// The library's PV writes are observed, so that a stale copy of a PV
-	// it finished deleting costs no API request (Provisioner.ShouldDelete).
-	return libcontroller.NewProvisionController(logger, o.Provisioner.LibraryClient(o.Client, o.EventsClient), o.Driver.Name, libProvisioner,
+	// The library meets the project through one adapter (its client,
+	// informers and node lister): see pkg/controller/library.
+	adapter := o.Provisioner.Library()
+	return libcontroller.NewProvisionController(logger, adapter.Client(o.Client, o.EventsClient), o.Driver.Name, libProvisioner,
 		// Leader election is done around the whole process, not in the library.
 		libcontroller.LeaderElection(false),
 		// Retry failed operations forever, backing off as upstream does.
@@ -246,11 +247,11 @@ func newProvisionController(logger klog.Logger, o provisionControllerOptions) *l
 		libcontroller.CreateProvisionedPVLimiter(workqueue.DefaultTypedControllerRateLimiter[any]()),
 		// Through it a claim held back after an infeasible CreateVolume
 		// is handed back to the library when the hold ends.
-		libcontroller.ClaimsInformer(o.Provisioner.LibraryClaimsInformer(o.Claims.Informer())),
-		libcontroller.VolumesInformer(o.Provisioner.LibraryVolumesInformer(o.Volumes.Informer())),
+		libcontroller.ClaimsInformer(adapter.ClaimsInformer(o.Claims.Informer())),
+		libcontroller.VolumesInformer(adapter.VolumesInformer(o.Volumes.Informer())),
 		libcontroller.ClassesInformer(o.Classes.Informer()),
 		// The selected node's lookup is the provisioner's, as upstream's.
-		libcontroller.NodesLister(o.Provisioner.LibraryNodesLister()),
+		libcontroller.NodesLister(adapter.NodesLister()),
 		libcontroller.AddFinalizer(cfg.gates.Enabled(features.HonorPVReclaimPolicy)),
 		libcontroller.MetricsInstance(o.Metrics),
 		// The in-tree plugin's classes, claims and PVs are this driver's too.

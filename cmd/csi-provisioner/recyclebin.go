@@ -11,6 +11,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/csi-protect/external-provisioner/pkg/controller"
+	"github.com/csi-protect/external-provisioner/pkg/controller/library"
 	"github.com/csi-protect/external-provisioner/pkg/features"
 	"github.com/csi-protect/external-provisioner/pkg/recyclebin"
 )
@@ -51,7 +52,7 @@ func newRecycleBin(logger klog.Logger, o recycleBinOptions) (worker, error) {
 		ClaimInformer:    o.Claims,
 		Bin:              o.Bin,
 		Fit:              recyclebin.FitOptions{Driver: o.Driver.Name, InTreePlugin: o.Driver.MigratedFrom},
-		HandOver:         o.Provisioner.RequeueVolume,
+		HandOver:         o.Provisioner.Library().RequeueVolume,
 		DeleteVolume:     o.Provisioner.Delete,
 		LibraryFinalizer: libraryFinalizer(o.Config),
 		Owns:             o.Provisioner.OwnsVolume,
@@ -70,5 +71,5 @@ func libraryFinalizer(cfg *config) string {
 	if !cfg.gates.Enabled(features.HonorPVReclaimPolicy) {
 		return ""
 	}
-	return controller.LibraryPVFinalizer
+	return library.PVFinalizer
 }

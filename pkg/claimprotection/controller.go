@@ -61,7 +61,7 @@ type Options struct {
 	EventRecorder record.EventRecorder
 	// ClaimUIDIndex names an index of the claim informer by UID that
 	// another controller registers first (the provisioning library's,
-	// controller.LibraryClaimUIDIndex): one index of every claim instead
+	// library.ClaimUIDIndex): one index of every claim instead
 	// of two. Empty, the controller registers its own.
 	ClaimUIDIndex string
 	// Metrics receive the controller's metrics; nil keeps a private,

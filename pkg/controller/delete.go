@@ -13,6 +13,7 @@ import (
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 
+	"github.com/csi-protect/external-provisioner/pkg/controller/library"
 	"github.com/csi-protect/external-provisioner/pkg/controller/parameters"
 )
 
@@ -30,7 +31,7 @@ func (p *Provisioner) Delete(ctx context.Context, pv *v1.PersistentVolume) error
 		return &controller.IgnoredError{Reason: "no volume"}
 	}
 	err := p.delete(ctx, pv)
-	p.noteWait(ctx, pv.UID, reasonVolumeFailedDelete, err)
+	p.noteWait(ctx, pv.UID, library.ReasonVolumeFailedDelete, err)
 	return err
 }
 
@@ -91,7 +92,7 @@ func (p *Provisioner) delete(ctx context.Context, pv *v1.PersistentVolume) error
 	if ref := pv.Spec.ClaimRef; ref != nil {
 		p.calls.Forget(ref.UID)
 	}
-	p.deleted.add(pv.UID)
+	p.library.VolumeDeleted(pv.UID)
 	logger.V(2).Info("Volume deleted")
 	return nil
 }

@@ -56,7 +56,7 @@ func (p *Provisioner) OnClassChange(obj any) {
 	}
 	for _, h := range p.infeasible.endForClass(class) {
 		h.logger.V(2).Info("StorageClass was replaced, retrying at once", "StorageClass", class.Name)
-		p.requeue(h.logger, h.claim, h.uid)
+		p.library.RequeueClaim(h.logger, h.claim, h.uid)
 	}
 }
 

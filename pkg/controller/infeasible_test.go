@@ -60,7 +60,7 @@ func newInfeasibleEnv(t *testing.T, mutate ...func(*Options)) *infeasibleEnv {
 }
 
 // requeues records the claims handed back to the library through
-// LibraryClaimsInformer, as the library's own handler would get them.
+// the library adapter's ClaimsInformer, as the library's own handler would get them.
 type requeues struct {
 	mu     sync.Mutex
 	claims []string
@@ -77,7 +77,7 @@ func watchRequeues(t *testing.T, e *env) *requeues {
 	r := &requeues{}
 	// Never started: only its handler registration is used.
 	informer := informers.NewSharedInformerFactory(e.client, 0).Core().V1().PersistentVolumeClaims().Informer()
-	_, err := e.prov.LibraryClaimsInformer(informer).AddEventHandlerWithResyncPeriod(cache.ResourceEventHandlerFuncs{
+	_, err := e.prov.Library().ClaimsInformer(informer).AddEventHandlerWithResyncPeriod(cache.ResourceEventHandlerFuncs{
 		UpdateFunc: func(_, obj any) {
 			r.mu.Lock()
 			defer r.mu.Unlock()

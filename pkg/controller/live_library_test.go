@@ -68,13 +68,13 @@ func newLiveLibrary(t *testing.T, objs []runtime.Object, mutate ...func(*Options
 	l.registry = metrics.NewKubeRegistry()
 	l.registry.RawMustRegister(libMetrics.PersistentVolumeClaimProvisionTotal, libMetrics.PersistentVolumeClaimProvisionFailedTotal)
 	logger, _ := ktesting.NewTestContext(t)
-	l.library = libcontroller.NewProvisionController(logger, l.prov.LibraryClient(l.server, nil), testDriver, l.qualifier,
+	l.library = libcontroller.NewProvisionController(logger, l.prov.Library().Client(l.server, nil), testDriver, l.qualifier,
 		libcontroller.LeaderElection(false),
 		libcontroller.MetricsPort(0),
 		libcontroller.FailedProvisionThreshold(0),
 		libcontroller.RateLimiter(workqueue.NewTypedItemExponentialFailureRateLimiter[any](10*time.Millisecond, 10*time.Millisecond)),
 		libcontroller.Threadiness(1),
-		libcontroller.ClaimsInformer(l.prov.LibraryClaimsInformer(claims.Informer())),
+		libcontroller.ClaimsInformer(l.prov.Library().ClaimsInformer(claims.Informer())),
 		libcontroller.VolumesInformer(volumes.Informer()),
 		libcontroller.ClassesInformer(classes.Informer()),
 		libcontroller.NodesLister(nodes.Lister()),

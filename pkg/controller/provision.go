@@ -12,6 +12,7 @@ import (
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 
+	"github.com/csi-protect/external-provisioner/pkg/controller/library"
 	"github.com/csi-protect/external-provisioner/pkg/controller/parameters"
 	"github.com/csi-protect/external-provisioner/pkg/controller/topology"
 	"github.com/csi-protect/external-provisioner/pkg/driverscope"
@@ -35,12 +36,12 @@ func (p *Provisioner) Provision(ctx context.Context, o controller.ProvisionOptio
 	defer p.recordDriverOutcome(o.PVC, pv, err)
 	if state != controller.ProvisioningReschedule {
 		// Only the library's reschedule update may use it.
-		p.finalizerWrites.forget(o.PVC.UID)
+		p.library.ForgetFinalizerWrite(o.PVC.UID)
 	}
 	if state == controller.ProvisioningFinished && o.StorageClass != nil && isInfeasible(err) {
 		return nil, state, p.holdInfeasible(ctx, o.PVC, o.StorageClass, err)
 	}
-	p.noteWait(ctx, o.PVC.UID, reasonProvisioningFailed, err)
+	p.noteWait(ctx, o.PVC.UID, library.ReasonProvisioningFailed, err)
 	return pv, state, err
 }
 

@@ -17,6 +17,7 @@ import (
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 
+	"github.com/csi-protect/external-provisioner/pkg/controller/library"
 	"github.com/csi-protect/external-provisioner/pkg/volumename"
 )
 
@@ -26,21 +27,15 @@ type Provisioner struct {
 	opts    Options
 	calls   CallTracker
 	metrics *Metrics
-	deleted *deletedVolumes
 	// node is nil in the central deployment.
 	node *nodeDeployment
-	// infeasible holds claims back after an infeasible CreateVolume;
-	// claimHandlers hand them back to the library when the hold ends.
-	infeasible    *infeasibleHolds
-	claimHandlers *libraryHandlers
-	// volumeHandlers hand PVs back to the library (RequeueVolume).
-	volumeHandlers *libraryHandlers
-	// finalizerWrites serve the library's reschedule (reschedule.go).
-	finalizerWrites *finalizerWrites
-	namer           *volumename.Namer
-	// waits note the failures that are waits, for the library's events
-	// of them (waits.go).
-	waits *waitNotes
+	// infeasible holds claims back after an infeasible CreateVolume; the
+	// library adapter hands them back to the library when the hold ends.
+	infeasible *infeasibleHolds
+	namer      *volumename.Namer
+	// library is the adapter of the provisioning library: the provisioner
+	// tells it its waits, finalizer writes and deleted volumes.
+	library *library.Adapter
 }
 
 var (
@@ -100,11 +95,10 @@ func New(opts Options) (*Provisioner, error) {
 		opts.Clock = clock.RealClock{}
 	}
 	p := &Provisioner{
-		opts: opts, calls: opts.Calls, metrics: metrics, deleted: newDeletedVolumes(deletedVolumesKept),
-		claimHandlers: &libraryHandlers{}, volumeHandlers: &libraryHandlers{}, finalizerWrites: newFinalizerWrites(),
-		namer: namer, waits: newWaitNotes(opts.Clock, noteKept, notesKept),
+		opts: opts, calls: opts.Calls, metrics: metrics, namer: namer,
+		library: library.New(library.Options{Client: opts.Client, Claims: opts.ClaimLister, Nodes: opts.NodeLister, Clock: opts.Clock}),
 	}
-	p.infeasible = newInfeasibleHolds(opts.Clock, opts.RetryIntervalMax, p.requeue)
+	p.infeasible = newInfeasibleHolds(opts.Clock, opts.RetryIntervalMax, p.library.RequeueClaim)
 	metrics.PendingClaims.track(p)
 	if nd := opts.NodeDeployment; nd != nil {
 		p.node = newNodeDeployment(opts.DriverName, *nd)
@@ -125,7 +119,7 @@ func (p *Provisioner) SupportsBlock(ctx context.Context) bool { return true }
 // A volume populator's claim passes, as upstream's does, so that the
 // library's and Provision's events say it is left to the populator.
 func (p *Provisioner) ShouldProvision(ctx context.Context, claim *v1.PersistentVolumeClaim) bool {
-	if p.finalizerWrites.isSuperseded(claim) {
+	if p.library.Superseded(claim) {
 		klog.FromContext(ctx).V(4).Info("Not provisioning a copy of the claim older than its reschedule", "PVC", klog.KObj(claim), "resourceVersion", claim.ResourceVersion)
 		return false
 	}

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 
+	"github.com/csi-protect/external-provisioner/pkg/controller/library"
 	"github.com/csi-protect/external-provisioner/pkg/finalizer"
 	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
@@ -57,10 +58,10 @@ func (p *Provisioner) protectClaim(ctx context.Context, claim *v1.PersistentVolu
 	if err != nil {
 		return fmt.Errorf("adding the provisioning-protection finalizer before CreateVolume: %w", err)
 	}
-	wrote := write.claim != nil
+	wrote := write.Claim != nil
 	if _, scheduled := claim.Annotations[annSelectedNode]; wrote && scheduled {
 		// For the library's reschedule, should CreateVolume ask for one.
-		p.finalizerWrites.wrote(write)
+		p.library.FinalizerWritten(write)
 	}
 	switch {
 	case wrote && !had:
@@ -93,10 +94,10 @@ func liveForProvisioning(claim, current *v1.PersistentVolumeClaim, err error) er
 // cached copy is often a version behind (the binder and the library
 // annotate claims too), so on a conflict it reads the live claim once, lets
 // check refuse it, and writes again on that version.
-func (p *Provisioner) addClaimFinalizer(ctx context.Context, claim *v1.PersistentVolumeClaim, name string, check func(*v1.PersistentVolumeClaim, error) error, opts ...finalizer.Option) (finalizerWrite, error) {
-	var write finalizerWrite
+func (p *Provisioner) addClaimFinalizer(ctx context.Context, claim *v1.PersistentVolumeClaim, name string, check func(*v1.PersistentVolumeClaim, error) error, opts ...finalizer.Option) (library.FinalizerWrite, error) {
+	var write library.FinalizerWrite
 	to := finalizer.PersistentVolumeClaimsReporting(p.opts.ProtectionClient, func(from string, stored *v1.PersistentVolumeClaim) {
-		write = finalizerWrite{from: from, claim: stored}
+		write = library.FinalizerWrite{From: from, Claim: stored}
 	})
 	_, err := finalizer.Add(ctx, to, claim, name, opts...)
 	if !apierrors.IsConflict(err) {
@@ -104,7 +105,7 @@ func (p *Provisioner) addClaimFinalizer(ctx context.Context, claim *v1.Persisten
 	}
 	live, err := p.opts.ProtectionClient.CoreV1().PersistentVolumeClaims(claim.Namespace).Get(ctx, claim.Name, metav1.GetOptions{})
 	if err := check(live, err); err != nil {
-		return finalizerWrite{}, err
+		return library.FinalizerWrite{}, err
 	}
 	_, err = finalizer.Add(ctx, to, live, name, opts...)
 	return write, err

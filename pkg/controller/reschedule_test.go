@@ -23,6 +23,10 @@ import (
 	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
+// The library adapter's redo of the library's reschedule is tested in
+// pkg/controller/library/reschedule_test.go; here, with the provisioner's
+// finalizer write, its forgetting and its ShouldProvision.
+
 const zoneKey = "topology.test.csi-protect.io/zone"
 
 // scheduledObjects are a WaitForFirstConsumer class and a claim the
@@ -102,7 +106,7 @@ func (r *rescheduleEnv) provision(t *testing.T) controller.ProvisioningState {
 func (r *rescheduleEnv) libraryReschedule() (*v1.PersistentVolumeClaim, *v1.PersistentVolumeClaim, error) {
 	sent := r.cached.DeepCopy()
 	delete(sent.Annotations, annSelectedNode)
-	updated, err := r.prov.LibraryClient(r.server, nil).CoreV1().PersistentVolumeClaims(testNamespace).Update(context.Background(), sent, metav1.UpdateOptions{})
+	updated, err := r.prov.Library().Client(r.server, nil).CoreV1().PersistentVolumeClaims(testNamespace).Update(context.Background(), sent, metav1.UpdateOptions{})
 	return sent, updated, err
 }
 
@@ -129,9 +133,6 @@ func TestRescheduleAfterFinalizerWriteNeedsOneCreateVolume(t *testing.T) {
 	// What the library stores in its cache is the server's copy.
 	if sent.ResourceVersion != live.ResourceVersion || !finalizer.Has(sent, provisionstate.ProvisioningProtectionFinalizer) {
 		t.Fatalf("the library would cache version %s with finalizers %v; the server has %s", sent.ResourceVersion, sent.Finalizers, live.ResourceVersion)
-	}
-	if n := r.prov.finalizerWrites.len(); n != 0 {
-		t.Fatalf("%d finalizer writes kept after the reschedule used its own", n)
 	}
 	if n := len(r.csi.creates); n != 1 {
 		t.Fatalf("%d CreateVolume calls, want 1", n)
@@ -203,34 +204,13 @@ func TestCopyOlderThanTheRescheduleIsNotProvisioned(t *testing.T) {
 	}
 }
 
-func TestRescheduleConflictsWhenTheClaimChangedAfterTheFinalizerWrite(t *testing.T) {
-	r := newRescheduleEnv(t, codes.ResourceExhausted)
-	if state := r.provision(t); state != controller.ProvisioningReschedule {
-		t.Fatalf("state %s, want ProvisioningReschedule", state)
-	}
-	changed := r.apiClaim(t)
-	changed.Labels = map[string]string{"app": "db"}
-	if _, err := r.server.CoreV1().PersistentVolumeClaims(testNamespace).Update(context.Background(), changed, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := r.libraryReschedule(); !apierrors.IsConflict(err) {
-		t.Fatalf("err %v, want a conflict: the claim changed after our write", err)
-	}
-	live := r.apiClaim(t)
-	if _, selected := live.Annotations[annSelectedNode]; !selected || live.Labels["app"] != "db" {
-		t.Fatalf("a conflicting reschedule changed the claim: %v %v", live.Annotations, live.Labels)
-	}
-}
-
 func TestFinalizerWriteIsForgottenWhenProvisionDoesNotReschedule(t *testing.T) {
 	r := newRescheduleEnv(t, codes.Internal)
 	if state := r.provision(t); state != controller.ProvisioningFinished {
 		t.Fatalf("state %s, want ProvisioningFinished", state)
 	}
-	if n := r.prov.finalizerWrites.len(); n != 0 {
-		t.Fatalf("%d finalizer writes kept after a Provision that did not reschedule", n)
-	}
-	// An update of the stale copy is left to conflict, as any other.
+	// The write is forgotten: an update of the stale copy is left to
+	// conflict, as any other, where a write kept would redo it.
 	if _, _, err := r.libraryReschedule(); !apierrors.IsConflict(err) {
 		t.Fatalf("err %v, want the conflict of a stale copy", err)
 	}

@@ -55,7 +55,8 @@ func libraryProvisioning(claim string) upstreamEvent {
 
 // provisioningFailed is the library's event for a Provision error (lib v13
 // provisionVolumeErrorHandling: err.Error() alone; our v10 library adds a
-// prefix that LibraryClient's event client removes, see library_events.go).
+// prefix that the library adapter's event client removes, see
+// pkg/controller/library/events.go).
 func provisioningFailed(message string) upstreamEvent {
 	return upstreamEvent{v1.EventTypeWarning, "ProvisioningFailed", message}
 }
@@ -68,7 +69,8 @@ func volumeFailedDelete(message string) upstreamEvent {
 
 // asWait is upstream's Warning for a failure that is a wait, which a retry
 // resolves by itself: here it is Normal, with upstream's reason and
-// message (waits.go; docs/events.md). The type is the one difference.
+// message (waits.go, pkg/controller/library; docs/events.md). The type is
+// the one difference.
 func asWait(e upstreamEvent) upstreamEvent {
 	e.Type = v1.EventTypeNormal
 	return e
@@ -77,8 +79,8 @@ func asWait(e upstreamEvent) upstreamEvent {
 // Each row drives the provisioning library v10 with our Provisioner on a
 // fake API server and holds the events posted on one object against the
 // texts upstream v6.3.0 posts for the same case. The library's events go
-// through LibraryClient as in main; the provisioner's own through a
-// recorder of component external-provisioner, as upstream's own.
+// through the library adapter's client as in main; the provisioner's own
+// through a recorder of component external-provisioner, as upstream's own.
 //
 // Where each text comes from, at v6.3.0: "controller.go" is upstream's
 // pkg/controller/controller.go; "lib v13" is the library it vendors,
@@ -473,14 +475,14 @@ func newLibraryRun(t *testing.T, row eventRow) *libraryRun {
 	// Informers of a factory, as main gives the library: they know that
 	// the fake API server serves no watch-list stream.
 	r.informers = informers.NewSharedInformerFactory(r.env.client, 0)
-	r.library = libcontroller.NewProvisionController(logger, r.env.prov.LibraryClient(r.env.client, nil), testDriver, r.env.prov,
+	r.library = libcontroller.NewProvisionController(logger, r.env.prov.Library().Client(r.env.client, nil), testDriver, r.env.prov,
 		libcontroller.LeaderElection(false),
 		libcontroller.MetricsPort(0),
 		libcontroller.Threadiness(1),
 		libcontroller.ClaimsInformer(r.informers.Core().V1().PersistentVolumeClaims().Informer()),
 		libcontroller.VolumesInformer(r.informers.Core().V1().PersistentVolumes().Informer()),
 		libcontroller.ClassesInformer(r.informers.Storage().V1().StorageClasses().Informer()),
-		libcontroller.NodesLister(r.env.prov.LibraryNodesLister()),
+		libcontroller.NodesLister(r.env.prov.Library().NodesLister()),
 	)
 	return r
 }

@@ -14,19 +14,9 @@ import (
 // A failure of Provision or Delete that is a wait, which a retry resolves
 // without anyone's help, is reported with a Normal event; any other keeps
 // the library's (and upstream's) Warning, which is for what needs a
-// person. Reason and message stay upstream's: alerts match them.
-//
-// The library posts its ProvisioningFailed and VolumeFailedDelete events
-// itself, with the error's text, always as Warnings. So the provisioner
-// notes each failure that is a wait (noteWait), and the library's event
-// client (libraryEvents) sends the library's event of that object and
-// message as Normal.
-
-// Reasons of the library's failure events.
-const (
-	reasonProvisioningFailed = "ProvisioningFailed"
-	reasonVolumeFailedDelete = "VolumeFailedDelete"
-)
+// person. The library posts those events itself, so the provisioner notes
+// each failure that is a wait with the library's adapter (noteWait), which
+// sends the library's event of it as Normal (pkg/controller/library).
 
 // stillAttachedError: DeleteVolume waits while a VolumeAttachment names the
 // PV; the volume is detached once its pod is gone. Upstream's text.
@@ -77,6 +67,6 @@ func (p *Provisioner) noteWait(ctx context.Context, uid types.UID, reason string
 	if err == nil || !isWait(err) {
 		return
 	}
-	p.waits.note(uid, reason, err.Error())
+	p.library.NoteWait(uid, reason, err.Error())
 	klog.FromContext(ctx).V(5).Info("The failure is a wait: its event is Normal", "reason", reason, "err", err)
 }

@@ -8,8 +8,14 @@ import (
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
-	"k8s.io/utils/clock"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
+
+	"github.com/csi-protect/external-provisioner/pkg/controller/library"
 )
 
 func TestFailuresThatAreWaits(t *testing.T) {
@@ -53,13 +59,29 @@ func TestWaitErrorsKeepUpstreamsText(t *testing.T) {
 func TestOnlyWaitsAreNoted(t *testing.T) {
 	ctx := context.Background()
 	wait, final := status.Error(codes.Unavailable, "noted test: busy"), status.Error(codes.InvalidArgument, "noted test: bad")
-	p := &Provisioner{waits: newWaitNotes(clock.RealClock{}, noteKept, notesKept)}
-	p.noteWait(ctx, "claim-noted-1", reasonProvisioningFailed, wait)
-	p.noteWait(ctx, "claim-noted-1", reasonProvisioningFailed, final)
-	if !p.waits.isNoted("claim-noted-1", reasonProvisioningFailed, wait.Error()) {
-		t.Error("an Unavailable CreateVolume is not noted as a wait")
+	e := newEnv(t, envObjects{})
+	e.prov.noteWait(ctx, "claim-noted-1", library.ReasonProvisioningFailed, wait)
+	e.prov.noteWait(ctx, "claim-noted-1", library.ReasonProvisioningFailed, final)
+	if got := libraryEventType(t, e, "claim-noted-1", library.ReasonProvisioningFailed, wait.Error()); got != v1.EventTypeNormal {
+		t.Errorf("an Unavailable CreateVolume is not noted as a wait: its event is %s", got)
 	}
-	if p.waits.isNoted("claim-noted-1", reasonProvisioningFailed, final.Error()) {
-		t.Error("an InvalidArgument CreateVolume is noted as a wait")
+	if got := libraryEventType(t, e, "claim-noted-1", library.ReasonProvisioningFailed, final.Error()); got != v1.EventTypeWarning {
+		t.Errorf("an InvalidArgument CreateVolume is noted as a wait: its event is %s", got)
 	}
+}
+
+// libraryEventType is the type the library's Warning of this failure is
+// sent with, through the library adapter's client.
+func libraryEventType(t *testing.T, e *env, uid types.UID, reason, message string) string {
+	t.Helper()
+	event := &v1.Event{
+		ObjectMeta: metav1.ObjectMeta{Name: "db.1", Namespace: testNamespace}, InvolvedObject: v1.ObjectReference{UID: uid},
+		Type: v1.EventTypeWarning, Reason: reason, Message: message,
+	}
+	client := fake.NewClientset()
+	if _, err := e.prov.Library().Client(client, nil).CoreV1().Events(testNamespace).CreateWithEventNamespace(event); err != nil {
+		t.Fatal(err)
+	}
+	sent := client.Actions()[0].(k8stesting.CreateAction).GetObject().(*v1.Event)
+	return sent.Type
 }

@@ -1,4 +1,4 @@
-package controller
+package library
 
 import (
 	"context"
@@ -11,21 +11,22 @@ import (
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 )
 
-// LibraryClient returns client as the provisioning library should get it:
-// every call passes through unchanged but two. A PV patch that leaves the
-// PV without the library's finalizer is noted, so that ShouldDelete knows
-// the library finished deleting that PV's volume and tells a stale copy of
-// the PV from a failed finalizer removal without asking the API server. A
-// claim update that sends the claim back to the scheduler, made stale by
-// the provisioning-protection finalizer write alone, is sent on the version
-// that write made (see reschedule.go). The library's events go through
-// events, a client with a rate limit of its own (nil: client), so that they
-// never wait behind PV and claim writes.
-func (p *Provisioner) LibraryClient(client, events kubernetes.Interface) kubernetes.Interface {
+// Client returns client as the library should get it (the client of
+// NewProvisionController): every call passes through unchanged but two. A
+// PV patch that leaves the PV without the library's finalizer is noted, so
+// that AlreadyDeleted knows the library finished deleting that PV's volume
+// and tells a stale copy of the PV from a failed finalizer removal without
+// asking the API server. A claim update that sends the claim back to the
+// scheduler, made stale by the provisioning-protection finalizer write
+// alone, is sent on the version that write made (see reschedule.go). The
+// library's events go through events, a client with a rate limit of its
+// own (nil: client), so that they never wait behind PV and claim writes;
+// they leave as upstream's (see events.go).
+func (a *Adapter) Client(client, events kubernetes.Interface) kubernetes.Interface {
 	if events == nil {
 		events = client
 	}
-	return libraryClient{Interface: client, events: events, deleted: p.deleted, writes: p.finalizerWrites, waits: p.waits}
+	return libraryClient{Interface: client, events: events, deleted: a.deleted, writes: a.writes, waits: a.waits}
 }
 
 type libraryClient struct {
@@ -82,7 +83,7 @@ type libraryVolumes struct {
 // Patch is how the library removes its finalizer after the PV's DELETE.
 func (v libraryVolumes) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (*v1.PersistentVolume, error) {
 	pv, err := v.PersistentVolumeInterface.Patch(ctx, name, pt, data, opts, subresources...)
-	if err == nil && pv.DeletionTimestamp != nil && !slices.Contains(pv.Finalizers, libraryPVFinalizer) {
+	if err == nil && pv.DeletionTimestamp != nil && !slices.Contains(pv.Finalizers, PVFinalizer) {
 		v.deleted.finalized(pv.UID)
 	}
 	return pv, err

@@ -1,4 +1,4 @@
-package controller
+package library
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/lru"
+
+	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
 // The library sends a claim back to the scheduler (ProvisioningReschedule)
@@ -16,17 +18,34 @@ import (
 // that copy is one version behind and the update conflicts, so the library
 // provisions the claim again, with one more CreateVolume, before the
 // scheduler may pick another node; upstream, without the finalizer, needs
-// one. LibraryClient therefore redoes the library's change on the copy the
+// one. Client therefore redoes the library's change on the copy the
 // finalizer write returned: that copy is complete (the API server's answer,
 // not a trimmed cache copy), and pinned to its version the write fails if
 // anything else changed the claim since.
 
-// finalizerWrite is a provisioning-protection finalizer write of a claim.
-type finalizerWrite struct {
-	// from is the resourceVersion the write was pinned to.
-	from string
-	// claim is the API server's answer.
-	claim *v1.PersistentVolumeClaim
+// FinalizerWrite is a provisioning-protection finalizer write of a claim.
+type FinalizerWrite struct {
+	// From is the resourceVersion the write was pinned to.
+	From string
+	// Claim is the API server's answer.
+	Claim *v1.PersistentVolumeClaim
+}
+
+// FinalizerWritten records the provisioning-protection finalizer write
+// of a claim the scheduler placed, for the library's reschedule should
+// CreateVolume ask for one. The last write of a claim counts.
+func (a *Adapter) FinalizerWritten(write FinalizerWrite) { a.writes.wrote(write) }
+
+// ForgetFinalizerWrite forgets the write of claim uid: Provision ended
+// in a state other than ProvisioningReschedule, so only a reschedule
+// could have used it.
+func (a *Adapter) ForgetFinalizerWrite(uid types.UID) { a.writes.forget(uid) }
+
+// Superseded tells whether claim is a copy of a version a reschedule
+// replaced, which must not be provisioned: the node just given back would
+// get one more CreateVolume.
+func (a *Adapter) Superseded(claim *v1.PersistentVolumeClaim) bool {
+	return a.writes.isSuperseded(claim)
 }
 
 // finalizerWrites remembers the last finalizer write of each claim being
@@ -51,18 +70,18 @@ func newFinalizerWrites() *finalizerWrites {
 	return &finalizerWrites{cache: lru.New(finalizerWritesKept), superseded: lru.New(finalizerWritesKept)}
 }
 
-func (w *finalizerWrites) wrote(write finalizerWrite) {
-	w.cache.Add(write.claim.UID, write)
+func (w *finalizerWrites) wrote(write FinalizerWrite) {
+	w.cache.Add(write.Claim.UID, write)
 }
 
 // take returns the write of claim uid and forgets it.
-func (w *finalizerWrites) take(uid types.UID) (finalizerWrite, bool) {
+func (w *finalizerWrites) take(uid types.UID) (FinalizerWrite, bool) {
 	v, ok := w.cache.Get(uid)
 	if !ok {
-		return finalizerWrite{}, false
+		return FinalizerWrite{}, false
 	}
 	w.cache.Remove(uid)
-	return v.(finalizerWrite), true
+	return v.(FinalizerWrite), true
 }
 
 func (w *finalizerWrites) forget(uid types.UID) { w.cache.Remove(uid) }
@@ -90,22 +109,22 @@ func (w *finalizerWrites) len() int { return w.cache.Len() }
 // case: the library's update is then sent as it is.
 func (c libraryClaims) rescheduleAfterFinalizerWrite(ctx context.Context, claim *v1.PersistentVolumeClaim, opts metav1.UpdateOptions) (*v1.PersistentVolumeClaim, bool, error) {
 	write, ok := c.writes.take(claim.UID)
-	if !ok || write.from != claim.ResourceVersion {
+	if !ok || write.From != claim.ResourceVersion {
 		// No write of ours, or the library's copy was older than the one
 		// our write started from: what else changed is not known here.
 		return nil, false, nil
 	}
-	if _, libraryHas := claim.Annotations[annSelectedNode]; libraryHas {
+	if _, libraryHas := claim.Annotations[provisionstate.AnnSelectedNode]; libraryHas {
 		// Not the library's reschedule, its only update of a claim.
 		return nil, false, nil
 	}
-	if _, wroteWith := write.claim.Annotations[annSelectedNode]; !wroteWith {
+	if _, wroteWith := write.Claim.Annotations[provisionstate.AnnSelectedNode]; !wroteWith {
 		return nil, false, nil
 	}
 	// The library's update is bound to conflict with our write: send the
 	// library's change, and nothing else, on the version our write made.
-	redo := write.claim.DeepCopy()
-	delete(redo.Annotations, annSelectedNode)
+	redo := write.Claim.DeepCopy()
+	delete(redo.Annotations, provisionstate.AnnSelectedNode)
 	updated, err := c.PersistentVolumeClaimInterface.Update(ctx, redo, opts)
 	// The library's context names the claim.
 	logger := klog.FromContext(ctx)

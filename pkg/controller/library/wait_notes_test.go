@@ -1,4 +1,4 @@
-package controller
+package library
 
 import (
 	"fmt"
@@ -19,7 +19,7 @@ func newTestWaitNotes(limit int) (*waitNotes, *clocktesting.FakePassiveClock) {
 
 func TestWaitNoteIsFoundByObjectReasonAndMessage(t *testing.T) {
 	notes, _ := newTestWaitNotes(10)
-	notes.note("claim-1", reasonProvisioningFailed, waitMessage)
+	notes.note("claim-1", ReasonProvisioningFailed, waitMessage)
 
 	cases := []struct {
 		name    string
@@ -28,10 +28,10 @@ func TestWaitNoteIsFoundByObjectReasonAndMessage(t *testing.T) {
 		message string
 		want    bool
 	}{
-		{"the noted failure", "claim-1", reasonProvisioningFailed, waitMessage, true},
-		{"another object", "claim-2", reasonProvisioningFailed, waitMessage, false},
-		{"another reason", "claim-1", reasonVolumeFailedDelete, waitMessage, false},
-		{"another message", "claim-1", reasonProvisioningFailed, "rpc error: code = Internal desc = driver busy", false},
+		{"the noted failure", "claim-1", ReasonProvisioningFailed, waitMessage, true},
+		{"another object", "claim-2", ReasonProvisioningFailed, waitMessage, false},
+		{"another reason", "claim-1", ReasonVolumeFailedDelete, waitMessage, false},
+		{"another message", "claim-1", ReasonProvisioningFailed, "rpc error: code = Internal desc = driver busy", false},
 	}
 	for _, tc := range cases {
 		if got := notes.isNoted(tc.uid, tc.reason, tc.message); got != tc.want {
@@ -42,17 +42,17 @@ func TestWaitNoteIsFoundByObjectReasonAndMessage(t *testing.T) {
 
 func TestWaitNoteExpiresAndIsForgottenAtTheNextNote(t *testing.T) {
 	notes, clock := newTestWaitNotes(10)
-	notes.note("claim-1", reasonProvisioningFailed, waitMessage)
+	notes.note("claim-1", ReasonProvisioningFailed, waitMessage)
 
 	clock.SetTime(clock.Now().Add(time.Minute))
-	if !notes.isNoted("claim-1", reasonProvisioningFailed, waitMessage) {
+	if !notes.isNoted("claim-1", ReasonProvisioningFailed, waitMessage) {
 		t.Fatal("a note is gone when its time is up, want it kept that long")
 	}
 	clock.SetTime(clock.Now().Add(time.Nanosecond))
-	if notes.isNoted("claim-1", reasonProvisioningFailed, waitMessage) {
+	if notes.isNoted("claim-1", ReasonProvisioningFailed, waitMessage) {
 		t.Fatal("an expired note is still found")
 	}
-	notes.note("claim-2", reasonProvisioningFailed, waitMessage)
+	notes.note("claim-2", ReasonProvisioningFailed, waitMessage)
 	if got := notes.count(); got != 1 {
 		t.Errorf("%d notes held after the next note, want the expired one forgotten", got)
 	}
@@ -60,24 +60,24 @@ func TestWaitNoteExpiresAndIsForgottenAtTheNextNote(t *testing.T) {
 
 func TestWaitNoteNotedAgainLastsFromThen(t *testing.T) {
 	notes, clock := newTestWaitNotes(10)
-	notes.note("claim-1", reasonProvisioningFailed, waitMessage)
+	notes.note("claim-1", ReasonProvisioningFailed, waitMessage)
 	clock.SetTime(clock.Now().Add(50 * time.Second))
-	notes.note("claim-1", reasonProvisioningFailed, waitMessage)
+	notes.note("claim-1", ReasonProvisioningFailed, waitMessage)
 	clock.SetTime(clock.Now().Add(50 * time.Second))
-	if !notes.isNoted("claim-1", reasonProvisioningFailed, waitMessage) {
+	if !notes.isNoted("claim-1", ReasonProvisioningFailed, waitMessage) {
 		t.Error("a failure noted again 50s ago is no longer noted")
 	}
 }
 
 func TestWaitNotesKeepTheMostRecentUpToTheirLimit(t *testing.T) {
 	notes, _ := newTestWaitNotes(2)
-	notes.note("a", reasonProvisioningFailed, waitMessage)
-	notes.note("b", reasonProvisioningFailed, waitMessage)
-	notes.note("a", reasonProvisioningFailed, waitMessage) // a is the most recent now
-	notes.note("c", reasonProvisioningFailed, waitMessage)
+	notes.note("a", ReasonProvisioningFailed, waitMessage)
+	notes.note("b", ReasonProvisioningFailed, waitMessage)
+	notes.note("a", ReasonProvisioningFailed, waitMessage) // a is the most recent now
+	notes.note("c", ReasonProvisioningFailed, waitMessage)
 
 	for uid, want := range map[types.UID]bool{"a": true, "b": false, "c": true} {
-		if got := notes.isNoted(uid, reasonProvisioningFailed, waitMessage); got != want {
+		if got := notes.isNoted(uid, ReasonProvisioningFailed, waitMessage); got != want {
 			t.Errorf("%s noted = %v, want %v", uid, got, want)
 		}
 	}
@@ -96,8 +96,8 @@ func TestWaitNotesAreSafeForConcurrentUse(t *testing.T) {
 			defer wg.Done()
 			for i := range 200 {
 				uid := types.UID(fmt.Sprintf("claim-%d-%d", w, i%60))
-				notes.note(uid, reasonProvisioningFailed, waitMessage)
-				notes.isNoted(uid, reasonProvisioningFailed, waitMessage)
+				notes.note(uid, ReasonProvisioningFailed, waitMessage)
+				notes.isNoted(uid, ReasonProvisioningFailed, waitMessage)
 			}
 		}()
 	}

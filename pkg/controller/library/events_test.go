@@ -1,4 +1,4 @@
-package controller
+package library
 
 import (
 	"context"
@@ -13,7 +13,6 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/record"
-	"k8s.io/utils/clock"
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
@@ -38,17 +37,17 @@ func TestUpstreamEventMessage(t *testing.T) {
 }
 
 // libraryRecorder is a recorder built as the library builds its own, on
-// the event client LibraryClient hands it.
-func libraryRecorder(t *testing.T, client *fake.Clientset) (record.EventRecorder, *waitNotes) {
+// the event client Client hands it.
+func libraryRecorder(t *testing.T, client *fake.Clientset) (record.EventRecorder, *Adapter) {
 	b := record.NewBroadcaster(record.WithContext(context.Background()))
 	t.Cleanup(b.Shutdown)
-	waits := newWaitNotes(clock.RealClock{}, noteKept, notesKept)
-	events := (&Provisioner{waits: waits}).LibraryClient(client, nil).CoreV1().Events(v1.NamespaceAll)
+	adapter := New(Options{})
+	events := adapter.Client(client, nil).CoreV1().Events(v1.NamespaceAll)
 	if _, ok := events.(libraryEvents); !ok {
-		t.Fatalf("LibraryClient hands the library events client %T, want libraryEvents", events)
+		t.Fatalf("Client hands the library events client %T, want libraryEvents", events)
 	}
 	b.StartRecordingToSink(&corev1client.EventSinkImpl{Interface: events})
-	return b.NewRecorder(scheme.Scheme, v1.EventSource{Component: testDriver + "_host_uid"}), waits
+	return b.NewRecorder(scheme.Scheme, v1.EventSource{Component: testDriver + "_host_uid"}), adapter
 }
 
 func claimEvents(t *testing.T, client *fake.Clientset) []v1.Event {
@@ -66,7 +65,7 @@ func claimEvents(t *testing.T, client *fake.Clientset) []v1.Event {
 func TestLibraryFailureRepeatsKeepUpstreamMessage(t *testing.T) {
 	client := fake.NewClientset()
 	recorder, _ := libraryRecorder(t, client)
-	claim := newClaim("db", "1Gi")
+	claim := newClaim("db")
 	const failure = `failed to provision volume with StorageClass "fast": rpc error: code = Internal desc = boom`
 	recorder.Event(claim, v1.EventTypeWarning, "ProvisioningFailed", failure)
 	recorder.Event(claim, v1.EventTypeWarning, "ProvisioningFailed", failure)
@@ -85,7 +84,7 @@ func TestLibraryFailureRepeatsKeepUpstreamMessage(t *testing.T) {
 func TestLibraryFailuresCombinedKeepUpstreamMessage(t *testing.T) {
 	client := fake.NewClientset()
 	recorder, _ := libraryRecorder(t, client)
-	claim := newClaim("db", "1Gi")
+	claim := newClaim("db")
 	const n = 13
 	for i := range n {
 		recorder.Event(claim, v1.EventTypeWarning, "ProvisioningFailed",
@@ -113,10 +112,10 @@ func libraryFailure(err string) string {
 	return `failed to provision volume with StorageClass "fast": ` + err
 }
 
-// claimOf is a claim with a UID of its own: the notes of waits are the
-// process's, and other tests fail claims of the shared test UID.
+// claimOf is a claim with a UID of its own, so that a test's notes of
+// waits name its claim alone.
 func claimOf(name string, uid types.UID) *v1.PersistentVolumeClaim {
-	claim := newClaim(name, "1Gi")
+	claim := newClaim(name)
 	claim.UID = uid
 	return claim
 }
@@ -136,10 +135,10 @@ func eventWith(t *testing.T, client *fake.Clientset, message string) (v1.Event, 
 // into it as any event's: the recorder gets back the type it knows.
 func TestLibraryFailureThatIsAWaitIsNormalAndCounted(t *testing.T) {
 	client := fake.NewClientset()
-	recorder, waits := libraryRecorder(t, client)
+	recorder, adapter := libraryRecorder(t, client)
 	claim := claimOf("db", "library-events-wait")
 	const unavailable = "rpc error: code = Unavailable desc = driver busy"
-	waits.note(claim.UID, reasonProvisioningFailed, unavailable)
+	adapter.NoteWait(claim.UID, ReasonProvisioningFailed, unavailable)
 
 	recorder.Event(claim, v1.EventTypeWarning, "ProvisioningFailed", libraryFailure(unavailable))
 	recorder.Event(claim, v1.EventTypeWarning, "ProvisioningFailed", libraryFailure(unavailable))
@@ -157,11 +156,11 @@ func TestLibraryFailureThatIsAWaitIsNormalAndCounted(t *testing.T) {
 // to a wait of the same object.
 func TestLibraryFailureNotAWaitStaysWarning(t *testing.T) {
 	client := fake.NewClientset()
-	recorder, waits := libraryRecorder(t, client)
+	recorder, adapter := libraryRecorder(t, client)
 	claim := claimOf("db", "library-events-final")
 	const unavailable = "rpc error: code = Unavailable desc = driver busy"
 	const invalid = "rpc error: code = InvalidArgument desc = bad parameter"
-	waits.note(claim.UID, reasonProvisioningFailed, unavailable)
+	adapter.NoteWait(claim.UID, ReasonProvisioningFailed, unavailable)
 
 	recorder.Event(claim, v1.EventTypeWarning, "ProvisioningFailed", libraryFailure(unavailable))
 	recorder.Event(claim, v1.EventTypeWarning, "ProvisioningFailed", libraryFailure(invalid))
@@ -179,11 +178,12 @@ func TestLibraryFailureNotAWaitStaysWarning(t *testing.T) {
 // events (Normal, or Warnings of other reasons) are sent as they are.
 func TestLibraryDeleteFailureThatIsAWaitIsNormal(t *testing.T) {
 	client := fake.NewClientset()
-	recorder, waits := libraryRecorder(t, client)
-	pv := libraryPV("pvc-library-events")
+	recorder, adapter := libraryRecorder(t, client)
+	pv := releasedVolume("pvc-library-events")
 	pv.UID = "library-events-attached"
-	attached := (&stillAttachedError{pv: pv.Name, node: "node-1"}).Error()
-	waits.note(pv.UID, reasonVolumeFailedDelete, attached)
+	// The provisioner's wait while a VolumeAttachment names the PV.
+	const attached = "persistentvolume pvc-library-events is still attached to node node-1"
+	adapter.NoteWait(pv.UID, ReasonVolumeFailedDelete, attached)
 
 	recorder.Event(pv, v1.EventTypeWarning, "VolumeFailedDelete", attached)
 	testutil.Eventually(t, 10*time.Second, "the failure sent", func() bool {
@@ -197,9 +197,9 @@ func TestLibraryDeleteFailureThatIsAWaitIsNormal(t *testing.T) {
 
 	// Only Warnings of the library's two failure reasons are turned.
 	other := claimOf("db", "library-events-other")
-	waits.note(other.UID, "ProvisioningCleanupFailed", "x")
+	adapter.NoteWait(other.UID, "ProvisioningCleanupFailed", "x")
 	ev := &v1.Event{Type: v1.EventTypeWarning, Reason: "ProvisioningCleanupFailed", Message: "x", InvolvedObject: v1.ObjectReference{UID: other.UID}}
-	if got := sentEventType(waits, ev, "x"); got != v1.EventTypeWarning {
+	if got := sentEventType(adapter.waits, ev, "x"); got != v1.EventTypeWarning {
 		t.Errorf("a ProvisioningCleanupFailed Warning is sent as %s", got)
 	}
 }
@@ -209,12 +209,12 @@ func TestLibraryDeleteFailureThatIsAWaitIsNormal(t *testing.T) {
 // while its message is a wait's, Warning once it is not.
 func TestLibraryFailuresCombinedTakeTheTypeOfTheirMessage(t *testing.T) {
 	client := fake.NewClientset()
-	recorder, waits := libraryRecorder(t, client)
+	recorder, adapter := libraryRecorder(t, client)
 	claim := claimOf("db", "library-events-combined")
 	const n = 13
 	wait := func(i int) string { return fmt.Sprintf("rpc error: code = Unavailable desc = busy %d", i) }
 	for i := range n {
-		waits.note(claim.UID, reasonProvisioningFailed, wait(i))
+		adapter.NoteWait(claim.UID, ReasonProvisioningFailed, wait(i))
 		recorder.Event(claim, v1.EventTypeWarning, "ProvisioningFailed", libraryFailure(wait(i)))
 	}
 	combinedWait := combinedPrefix + wait(n-1)

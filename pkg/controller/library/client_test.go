@@ -1,4 +1,4 @@
-package controller
+package library
 
 import (
 	"context"
@@ -13,12 +13,12 @@ import (
 // through the API client: events have a rate limit of their own.
 func TestTheLibrarysEventsGoThroughTheEventsClient(t *testing.T) {
 	api, events := fake.NewClientset(), fake.NewClientset()
-	library := (&Provisioner{}).LibraryClient(api, events)
+	library := New(Options{}).Client(api, events)
 	event := &v1.Event{ObjectMeta: metav1.ObjectMeta{Name: "db.1", Namespace: testNamespace}, Reason: "Provisioning", Type: v1.EventTypeNormal}
 	if _, err := library.CoreV1().Events(testNamespace).CreateWithEventNamespace(event); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := library.CoreV1().PersistentVolumeClaims(testNamespace).Create(context.Background(), newClaim("db", "1Gi"), metav1.CreateOptions{}); err != nil {
+	if _, err := library.CoreV1().PersistentVolumeClaims(testNamespace).Create(context.Background(), newClaim("db"), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(events.Actions()); n != 1 || events.Actions()[0].GetResource().Resource != "events" {
@@ -31,7 +31,7 @@ func TestTheLibrarysEventsGoThroughTheEventsClient(t *testing.T) {
 
 func TestWithoutAnEventsClientTheLibrarysEventsUseTheAPIClient(t *testing.T) {
 	api := fake.NewClientset()
-	library := (&Provisioner{}).LibraryClient(api, nil)
+	library := New(Options{}).Client(api, nil)
 	event := &v1.Event{ObjectMeta: metav1.ObjectMeta{Name: "db.1", Namespace: testNamespace}, Reason: "Provisioning", Type: v1.EventTypeNormal}
 	if _, err := library.CoreV1().Events(testNamespace).CreateWithEventNamespace(event); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package controller
+package library
 
 import (
 	"context"
@@ -6,37 +6,52 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 )
 
-// The provisioning library v10 prefixes every Provision error in its
-// ProvisioningFailed event with libraryFailurePrefix and the class name;
-// v13, which upstream v6.3.0 uses, sends the error alone. Alerts that match
-// upstream's events must match ours, so the prefix is cut where the
-// library's events leave for the API server: the library's recorder is
-// private and writes only through the client it was given. There too a
-// failure that is a wait gets its Normal type (see waits.go).
-const (
-	libraryFailurePrefix = "failed to provision volume with StorageClass \""
-	// client-go's event aggregation puts this before a message; it stays.
-	combinedPrefix = "(combined from similar events): "
-)
+// Library v10 prefixes every Provision error in its ProvisioningFailed
+// event with failurePrefix and the class name; v13, which upstream v6.3.0
+// uses, sends the error alone. Alerts that match upstream's events must
+// match ours, so the prefix is cut where the library's events leave for the
+// API server: the library's recorder is private and writes only through
+// the client it was given.
+//
+// A failure of Provision or Delete that is a wait, which a retry resolves
+// without anyone's help, is reported there with a Normal event; any other
+// keeps the library's (and upstream's) Warning, which is for what needs a
+// person. Reason and message stay upstream's: alerts match them. The
+// library posts its failure events itself, always as Warnings, so the
+// provisioner notes each failure that is a wait (NoteWait), and the
+// library's event of that object and message is sent as Normal.
+
+// combinedPrefix is what client-go's event aggregation puts before a
+// message; it stays.
+const combinedPrefix = "(combined from similar events): "
+
+// NoteWait notes that the failure of Provision (reason
+// ReasonProvisioningFailed, on the claim uid) or Delete
+// (ReasonVolumeFailedDelete, on the PV uid) with this message is a wait,
+// for the library's event of it that follows.
+func (a *Adapter) NoteWait(uid types.UID, reason, message string) {
+	a.waits.note(uid, reason, message)
+}
 
 // upstreamEventMessage returns the message upstream would send for an
 // event of the library with this reason and message.
 func upstreamEventMessage(reason, message string) string {
-	if reason != reasonProvisioningFailed {
+	if reason != ReasonProvisioningFailed {
 		return message
 	}
 	combined, rest := "", message
 	if strings.HasPrefix(rest, combinedPrefix) {
 		combined, rest = combinedPrefix, rest[len(combinedPrefix):]
 	}
-	if !strings.HasPrefix(rest, libraryFailurePrefix) {
+	if !strings.HasPrefix(rest, failurePrefix) {
 		return message
 	}
 	// A StorageClass name holds no quote, so the first `": ` ends it.
-	_, err, ok := strings.Cut(rest[len(libraryFailurePrefix):], "\": ")
+	_, err, ok := strings.Cut(rest[len(failurePrefix):], "\": ")
 	if !ok {
 		return message
 	}
@@ -46,12 +61,12 @@ func upstreamEventMessage(reason, message string) string {
 // isLibraryFailure tells the library's failure events, Warnings that
 // libraryEvents sends as Normal when the failure is a wait.
 func isLibraryFailure(event *v1.Event) bool {
-	return event.Type == v1.EventTypeWarning && (event.Reason == reasonProvisioningFailed || event.Reason == reasonVolumeFailedDelete)
+	return event.Type == v1.EventTypeWarning && (event.Reason == ReasonProvisioningFailed || event.Reason == ReasonVolumeFailedDelete)
 }
 
 // sentEventType returns the type to send an event of the library with,
 // whose message is sent as message: Normal for a failure the provisioner
-// noted as a wait (see isWait), the library's type otherwise (upstream
+// noted as a wait (NoteWait), the library's type otherwise (upstream
 // sends every failure as a Warning).
 func sentEventType(waits *waitNotes, event *v1.Event, message string) string {
 	if isLibraryFailure(event) && waits.isNoted(event.InvolvedObject.UID, event.Reason, strings.TrimPrefix(message, combinedPrefix)) {

@@ -1,4 +1,4 @@
-package controller
+package library
 
 import (
 	"testing"

@@ -1,4 +1,4 @@
-package controller
+package library
 
 import (
 	"container/list"
@@ -11,7 +11,7 @@ import (
 )
 
 // waitNotes remember the failures of Provision and Delete that are waits
-// (see isWait), by object, event reason and message, from the moment the
+// (NoteWait), by object, event reason and message, from the moment the
 // provisioner returns one until the library's event of it reaches
 // libraryEvents. That event leaves through client-go's recorder, a queue
 // of at most 1,000 events sent at the events client's rate: a note is kept
@@ -83,12 +83,7 @@ func (n *waitNotes) note(uid types.UID, reason, message string) {
 
 // isNoted tells whether that failure was noted as a wait within the time a
 // note is kept.
-// isNoted tells whether a failure was noted as a wait; a nil store (a
-// library client made without a provisioner's notes) noted none.
 func (n *waitNotes) isNoted(uid types.UID, reason, message string) bool {
-	if n == nil {
-		return false
-	}
 	key, now := newWaitNote(uid, reason, message), n.clock.Now()
 	n.mu.Lock()
 	defer n.mu.Unlock()
