@@ -26,7 +26,7 @@ func TestNewClaimWithOptions(t *testing.T) {
 		c.Spec.AccessModes[0] != v1.ReadWriteMany || *c.Spec.VolumeMode != v1.PersistentVolumeBlock || c.Spec.VolumeName != "pv-1" {
 		t.Errorf("spec %+v", c.Spec)
 	}
-	if ref := c.Spec.DataSourceRef; ref == nil || *ref.APIGroup != SnapshotAPIGroup || ref.Kind != "VolumeSnapshot" || ref.Name != "nightly" {
+	if ref := c.Spec.DataSourceRef; ref == nil || *ref.APIGroup != "snapshot.storage.k8s.io" || ref.Kind != "VolumeSnapshot" || ref.Name != "nightly" {
 		t.Errorf("data source %+v", ref)
 	}
 	if c.Status.Phase != v1.ClaimPending || len(c.Finalizers) != 2 || c.Annotations["k"] != "v" || c.Labels["app"] != "db" ||

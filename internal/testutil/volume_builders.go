@@ -182,13 +182,10 @@ func WithVolumeName(volume string) ClaimFunc {
 	return func(c *v1.PersistentVolumeClaim) { c.Spec.VolumeName = volume }
 }
 
-// SnapshotAPIGroup is the API group of VolumeSnapshots.
-const SnapshotAPIGroup = "snapshot.storage.k8s.io"
-
 // FromSnapshot is a claim that restores the VolumeSnapshot of its
 // namespace called snapshot, named by its dataSourceRef.
 func FromSnapshot(snapshot string) ClaimFunc {
-	group := SnapshotAPIGroup
+	group := snapv1.GroupName
 	return func(c *v1.PersistentVolumeClaim) {
 		c.Spec.DataSourceRef = &v1.TypedObjectReference{APIGroup: &group, Kind: "VolumeSnapshot", Name: snapshot}
 	}
