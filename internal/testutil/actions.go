@@ -1,8 +1,10 @@
 package testutil
 
 import (
+	"slices"
 	"sync/atomic"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
 )
@@ -40,9 +42,24 @@ func Writes(a k8stesting.Action) bool {
 	return true
 }
 
-// Verb keeps the requests of one verb ("patch", "update"...).
-func Verb(verb string) ActionFilter {
-	return func(a k8stesting.Action) bool { return a.GetVerb() == verb }
+// Verb keeps the requests of any of verbs ("patch", "update"...).
+func Verb(verbs ...string) ActionFilter {
+	return func(a k8stesting.Action) bool { return slices.Contains(verbs, a.GetVerb()) }
+}
+
+// Named keeps the requests for the object name: a get, patch or delete of
+// it, or a create or update of an object of that name.
+func Named(name string) ActionFilter {
+	return func(a k8stesting.Action) bool {
+		switch a := a.(type) {
+		case interface{ GetName() string }:
+			return a.GetName() == name
+		case interface{ GetObject() runtime.Object }:
+			m, err := meta.Accessor(a.GetObject())
+			return err == nil && m.GetName() == name
+		}
+		return false
+	}
 }
 
 // On keeps the requests for one resource ("persistentvolumes"...), of the

@@ -36,6 +36,13 @@ func TestActionsKeepWhatEveryFilterKeeps(t *testing.T) {
 	if got := Actions(client.Actions(), Verb("get")); len(got) != 1 {
 		t.Errorf("reads %v", got)
 	}
+	if got := Actions(client.Actions(), Named("db"), Verb("get", "patch")); len(got) != 3 {
+		t.Errorf("reads and patches of db %v", got)
+	}
+	Create(t, claims, NewClaim("apps", "logs"))
+	if got := Actions(client.Actions(), Named("logs")); len(got) != 1 || got[0].GetVerb() != "create" {
+		t.Errorf("requests for logs %v, want its create", got)
+	}
 }
 
 func TestFailNextFailsSomeRequestsThenLetsThemThrough(t *testing.T) {
