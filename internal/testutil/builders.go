@@ -4,6 +4,9 @@ import (
 	"maps"
 	"time"
 
+	snapv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
+	v1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -27,6 +30,38 @@ func Objects[T runtime.Object](objs ...T) []runtime.Object {
 
 // MetaOption changes the metadata of an object of any kind.
 type MetaOption func(*metav1.ObjectMeta)
+
+// The options of each kind, which a MetaOption is too.
+type (
+	ClaimOption interface {
+		applyToClaim(*v1.PersistentVolumeClaim)
+	}
+	VolumeOption   interface{ applyToVolume(*v1.PersistentVolume) }
+	ClassOption    interface{ applyToClass(*storagev1.StorageClass) }
+	SnapshotOption interface{ applyToSnapshot(*snapv1.VolumeSnapshot) }
+	PodOption      interface{ applyToPod(*v1.Pod) }
+)
+
+// A test's own options of each kind.
+type (
+	ClaimFunc    func(*v1.PersistentVolumeClaim)
+	VolumeFunc   func(*v1.PersistentVolume)
+	ClassFunc    func(*storagev1.StorageClass)
+	SnapshotFunc func(*snapv1.VolumeSnapshot)
+	PodFunc      func(*v1.Pod)
+)
+
+func (f ClaimFunc) applyToClaim(c *v1.PersistentVolumeClaim)    { f(c) }
+func (f VolumeFunc) applyToVolume(pv *v1.PersistentVolume)      { f(pv) }
+func (f ClassFunc) applyToClass(c *storagev1.StorageClass)      { f(c) }
+func (f SnapshotFunc) applyToSnapshot(s *snapv1.VolumeSnapshot) { f(s) }
+func (f PodFunc) applyToPod(p *v1.Pod)                          { f(p) }
+
+func (o MetaOption) applyToClaim(c *v1.PersistentVolumeClaim) { o(&c.ObjectMeta) }
+func (o MetaOption) applyToVolume(pv *v1.PersistentVolume)    { o(&pv.ObjectMeta) }
+func (o MetaOption) applyToClass(c *storagev1.StorageClass)   { o(&c.ObjectMeta) }
+func (o MetaOption) applyToSnapshot(s *snapv1.VolumeSnapshot) { o(&s.ObjectMeta) }
+func (o MetaOption) applyToPod(p *v1.Pod)                     { o(&p.ObjectMeta) }
 
 // objectMeta is what every builder starts from.
 func objectMeta(namespace, name string) metav1.ObjectMeta {

@@ -87,26 +87,25 @@ func Create[T Object](t testing.TB, client Creator[T], obj T) T {
 // returns it as stored.
 func Update[T Object](t testing.TB, client Updater[T], name string, change func(T)) T {
 	t.Helper()
-	obj := Get(t, client, name)
-	change(obj)
-	updated, err := client.Update(context.Background(), obj, metav1.UpdateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return updated
+	return readAndWrite(t, client, name, change, client.Update)
 }
 
 // UpdateStatus is Update of the status subresource, as the binder or
 // another status writer changes it.
 func UpdateStatus[T Object](t testing.TB, client StatusUpdater[T], name string, change func(T)) T {
 	t.Helper()
+	return readAndWrite(t, client, name, change, client.UpdateStatus)
+}
+
+func readAndWrite[T Object](t testing.TB, client Getter[T], name string, change func(T), write func(context.Context, T, metav1.UpdateOptions) (T, error)) T {
+	t.Helper()
 	obj := Get(t, client, name)
 	change(obj)
-	updated, err := client.UpdateStatus(context.Background(), obj, metav1.UpdateOptions{})
+	written, err := write(context.Background(), obj, metav1.UpdateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return updated
+	return written
 }
 
 // Delete deletes the object name; its finalizers, if any, keep it, being

@@ -8,18 +8,6 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 )
 
-// PodOption changes a pod NewPod makes.
-type PodOption interface {
-	applyToPod(*v1.Pod)
-}
-
-// PodFunc is a PodOption of a test's own.
-type PodFunc func(*v1.Pod)
-
-func (f PodFunc) applyToPod(p *v1.Pod) { f(p) }
-
-func (o MetaOption) applyToPod(p *v1.Pod) { o(&p.ObjectMeta) }
-
 // NewPod is a pod that is not scheduled and has no volume.
 func NewPod(namespace, name string, opts ...PodOption) *v1.Pod {
 	p := &v1.Pod{ObjectMeta: objectMeta(namespace, name)}

@@ -3,7 +3,6 @@ package testutil
 import (
 	"context"
 	"errors"
-	"fmt"
 	"testing"
 )
 
@@ -30,22 +29,10 @@ func TestStartStopsItsRunOnce(t *testing.T) {
 }
 
 func TestStartReportsTheRunsError(t *testing.T) {
-	f := &errs{TB: t}
+	f := &fatals{TB: t}
 	stop := Start(f, context.Background(), func(context.Context) error { return errors.New("broken") })
 	stop()
 	if len(f.msgs) != 1 || f.msgs[0] != "Run: broken" {
 		t.Errorf("errors %q", f.msgs)
 	}
-}
-
-// errs is a testing.TB whose Errorf only records.
-type errs struct {
-	testing.TB
-	msgs []string
-}
-
-func (e *errs) Helper() {}
-
-func (e *errs) Errorf(format string, args ...any) {
-	e.msgs = append(e.msgs, fmt.Sprintf(format, args...))
 }

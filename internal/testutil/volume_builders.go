@@ -11,51 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// ClaimOption changes a claim NewClaim makes.
-type ClaimOption interface {
-	applyToClaim(*v1.PersistentVolumeClaim)
-}
-
-// ClaimFunc is a ClaimOption of a test's own.
-type ClaimFunc func(*v1.PersistentVolumeClaim)
-
-func (f ClaimFunc) applyToClaim(c *v1.PersistentVolumeClaim) { f(c) }
-
-// VolumeOption changes a PV NewPV makes.
-type VolumeOption interface {
-	applyToVolume(*v1.PersistentVolume)
-}
-
-// VolumeFunc is a VolumeOption of a test's own.
-type VolumeFunc func(*v1.PersistentVolume)
-
-func (f VolumeFunc) applyToVolume(pv *v1.PersistentVolume) { f(pv) }
-
-// ClassOption changes a StorageClass NewClass makes.
-type ClassOption interface {
-	applyToClass(*storagev1.StorageClass)
-}
-
-// ClassFunc is a ClassOption of a test's own.
-type ClassFunc func(*storagev1.StorageClass)
-
-func (f ClassFunc) applyToClass(c *storagev1.StorageClass) { f(c) }
-
-// SnapshotOption changes a VolumeSnapshot NewSnapshot makes.
-type SnapshotOption interface {
-	applyToSnapshot(*snapv1.VolumeSnapshot)
-}
-
-// SnapshotFunc is a SnapshotOption of a test's own.
-type SnapshotFunc func(*snapv1.VolumeSnapshot)
-
-func (f SnapshotFunc) applyToSnapshot(s *snapv1.VolumeSnapshot) { f(s) }
-
-func (o MetaOption) applyToClaim(c *v1.PersistentVolumeClaim) { o(&c.ObjectMeta) }
-func (o MetaOption) applyToVolume(pv *v1.PersistentVolume)    { o(&pv.ObjectMeta) }
-func (o MetaOption) applyToClass(c *storagev1.StorageClass)   { o(&c.ObjectMeta) }
-func (o MetaOption) applyToSnapshot(s *snapv1.VolumeSnapshot) { o(&s.ObjectMeta) }
-
 // NewClaim is a claim of 1Gi, ReadWriteOnce, of no class, in no phase.
 func NewClaim(namespace, name string, opts ...ClaimOption) *v1.PersistentVolumeClaim {
 	c := &v1.PersistentVolumeClaim{

@@ -7,7 +7,8 @@ import (
 	"time"
 )
 
-// fatals is a testing.TB whose Fatalf only records, to test failures.
+// fatals is a testing.TB whose Fatalf and Errorf only record, to test
+// failures.
 type fatals struct {
 	testing.TB
 	msgs []string
@@ -18,6 +19,8 @@ func (f *fatals) Helper() {}
 func (f *fatals) Fatalf(format string, args ...any) {
 	f.msgs = append(f.msgs, fmt.Sprintf(format, args...))
 }
+
+func (f *fatals) Errorf(format string, args ...any) { f.Fatalf(format, args...) }
 
 func TestEventuallyWaitsForTheConditionAndNamesItWhenItFails(t *testing.T) {
 	calls := 0
