@@ -117,3 +117,14 @@ func BeforeEach(f Reactors, do func(k8stesting.Action), keep ...ActionFilter) {
 		return false, nil, nil
 	})
 }
+
+// BeforeNext is BeforeEach for the first request that every filter keeps
+// alone.
+func BeforeNext(f Reactors, do func(k8stesting.Action), keep ...ActionFilter) {
+	var done atomic.Bool
+	BeforeEach(f, func(a k8stesting.Action) {
+		if !done.Swap(true) {
+			do(a)
+		}
+	}, keep...)
+}

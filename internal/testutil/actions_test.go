@@ -87,3 +87,15 @@ func TestBeforeEachRunsBeforeTheServerAnswers(t *testing.T) {
 		t.Errorf("update after another writer's: %v, want a conflict", err)
 	}
 }
+
+func TestBeforeNextRunsOnce(t *testing.T) {
+	client := NewClientset(NewClaim("apps", "db"))
+	claims := client.CoreV1().PersistentVolumeClaims("apps")
+	runs := 0
+	BeforeNext(client, func(k8stesting.Action) { runs++ }, Verb("get"))
+	Get(t, claims, "db")
+	Get(t, claims, "db")
+	if runs != 1 {
+		t.Errorf("ran %d times, want once", runs)
+	}
+}

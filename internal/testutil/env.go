@@ -14,6 +14,10 @@ import (
 type EnvOptions struct {
 	// Objects are in the fake API server from the start.
 	Objects []runtime.Object
+	// Client, if set, is the env's fake API server instead of one made
+	// of Objects with the API server's semantics: for a test that needs
+	// the plain fake's.
+	Client *fake.Clientset
 	// StatusSubresources are the resources with a status subresource
 	// (see APIServerOptions).
 	StatusSubresources []string
@@ -47,7 +51,10 @@ type Env struct {
 func NewEnv(t testing.TB, o EnvOptions) *Env {
 	t.Helper()
 	ctx, logs := LoggingContext(t, o.LogVerbosity)
-	client := NewClientsetWithOptions(APIServerOptions{StatusSubresources: o.StatusSubresources}, o.Objects...)
+	client := o.Client
+	if client == nil {
+		client = NewClientsetWithOptions(APIServerOptions{StatusSubresources: o.StatusSubresources}, o.Objects...)
+	}
 	timeout := o.Timeout
 	if timeout == 0 {
 		timeout = 5 * time.Second

@@ -6,6 +6,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/component-base/metrics"
 	"k8s.io/klog/v2"
 )
@@ -55,5 +56,13 @@ func TestEnvRunsAControllerOverItsInformers(t *testing.T) {
 	}
 	if e.Timeout == 0 {
 		t.Error("no default timeout")
+	}
+}
+
+func TestEnvTakesAClientOfTheTestsOwn(t *testing.T) {
+	client := fake.NewClientset(NewPV("pv"))
+	e := NewEnv(t, EnvOptions{Client: client})
+	if e.Client != client || PV(t, e.Client, "pv").ResourceVersion != "" {
+		t.Error("the env made a client of its own")
 	}
 }

@@ -85,6 +85,22 @@ func WaitCached(t testing.TB, timeout time.Duration, store cache.Store, key, res
 	})
 }
 
+// WaitCachedThat waits until store holds key and cond holds of it, and
+// returns it.
+func WaitCachedThat[T runtime.Object](t testing.TB, timeout time.Duration, store cache.Store, key string, cond func(T) bool) T {
+	t.Helper()
+	var found T
+	Eventually(t, timeout, "the cache to show "+key, func() bool {
+		obj, ok, err := store.GetByKey(key)
+		if !ok || err != nil {
+			return false
+		}
+		found, ok = obj.(T)
+		return ok && cond(found)
+	})
+	return found
+}
+
 func versionOrGone(resourceVersion string) string {
 	if resourceVersion == "" {
 		return "none"

@@ -39,6 +39,9 @@ func TestStartInformersAndWaitCached(t *testing.T) {
 		t.Errorf("the tracker holds %v, the cache %v", stored, cached)
 	}
 
+	if got := WaitCachedThat(t, 5*time.Second, volumes, "pv", func(pv *v1.PersistentVolume) bool { return pv.Labels["a"] == "b" }); got.Name != "pv" {
+		t.Errorf("cached %+v", got)
+	}
 	Delete(t, client.CoreV1().PersistentVolumes(), "pv")
 	WaitCached(t, 5*time.Second, volumes, "pv", "")
 
