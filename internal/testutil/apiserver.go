@@ -67,9 +67,11 @@ func resourceOf(obj runtime.Object) (schema.GroupVersionResource, error) {
 }
 
 // ServerSemantics makes every resource of a fake behave as on a real API
-// server where it matters: a create gets a UID and a resourceVersion; every
-// write bumps the resourceVersion; an update, or a merge or strategic-merge
-// patch that carries metadata.resourceVersion or metadata.uid, fails with
+// server where it matters: a create gets a UID, a resourceVersion, a
+// creationTimestamp and, for a generateName, a name, none of which a write
+// changes after; every write bumps the resourceVersion; an update, or a
+// merge or strategic-merge patch that carries metadata.resourceVersion or
+// metadata.uid, fails with
 // 409 Conflict when they do not match, as do delete preconditions; a
 // delete of an object with finalizers only sets its deletionTimestamp, and
 // an object being deleted goes when its last finalizer does; no finalizer
@@ -87,6 +89,7 @@ type server struct {
 	mu      sync.Mutex
 	rv      atomic.Int64
 	uids    atomic.Int64
+	names   atomic.Int64
 }
 
 func (s *server) nextRV() string { return strconv.FormatInt(s.rv.Add(1)+1000, 10) }
@@ -109,8 +112,14 @@ func (s *server) react(action k8stesting.Action) (bool, runtime.Object, error) {
 		if err != nil {
 			return false, nil, nil
 		}
+		if m.GetName() == "" && m.GetGenerateName() != "" {
+			m.SetName(m.GetGenerateName() + strconv.FormatInt(s.names.Add(1), 10))
+		}
 		if m.GetUID() == "" {
 			m.SetUID(types.UID("uid-" + strconv.FormatInt(s.uids.Add(1), 10)))
+		}
+		if created := m.GetCreationTimestamp(); created.IsZero() {
+			m.SetCreationTimestamp(metav1.Now())
 		}
 		m.SetResourceVersion(s.nextRV())
 		if m.GetNamespace() == "" {
@@ -140,19 +149,14 @@ func (s *server) react(action k8stesting.Action) (bool, runtime.Object, error) {
 		}
 		cm, _ := meta.Accessor(cur)
 		if a.PatchType == types.MergePatchType || a.PatchType == types.StrategicMergePatchType {
-			var pinned struct {
-				Metadata struct {
-					ResourceVersion string    `json:"resourceVersion"`
-					UID             types.UID `json:"uid"`
-				} `json:"metadata"`
-			}
-			if err := json.Unmarshal(a.Patch, &pinned); err != nil {
+			pinned, err := PinOf(a.Patch)
+			if err != nil {
 				return true, nil, apierrors.NewBadRequest(err.Error())
 			}
-			if v := pinned.Metadata.ResourceVersion; v != "" && v != cm.GetResourceVersion() {
+			if v := pinned.ResourceVersion; v != "" && v != cm.GetResourceVersion() {
 				return true, nil, conflict(gvr, a.Name, "the object has been modified")
 			}
-			if u := pinned.Metadata.UID; u != "" && u != cm.GetUID() {
+			if u := pinned.UID; u != "" && u != cm.GetUID() {
 				return true, nil, conflict(gvr, a.Name, "UID mismatch")
 			}
 		}
@@ -191,6 +195,26 @@ func (s *server) react(action k8stesting.Action) (bool, runtime.Object, error) {
 	return false, nil, nil
 }
 
+// Pin is the resourceVersion and UID a merge or strategic-merge patch
+// carries in its metadata, which the API server checks before it applies
+// the patch; "" where it carries none.
+type Pin struct {
+	ResourceVersion string
+	UID             types.UID
+}
+
+// PinOf reads the pin of a JSON merge or strategic-merge patch.
+func PinOf(patch []byte) (Pin, error) {
+	var p struct {
+		Metadata struct {
+			ResourceVersion string    `json:"resourceVersion"`
+			UID             types.UID `json:"uid"`
+		} `json:"metadata"`
+	}
+	err := json.Unmarshal(patch, &p)
+	return Pin{ResourceVersion: p.Metadata.ResourceVersion, UID: p.Metadata.UID}, err
+}
+
 // store writes next, the new state of cur, under the server's rules.
 func (s *server) store(gvr schema.GroupVersionResource, namespace string, cur, next runtime.Object, subresource string) (runtime.Object, error) {
 	cm, _ := meta.Accessor(cur)
@@ -207,6 +231,7 @@ func (s *server) store(gvr schema.GroupVersionResource, namespace string, cur, n
 	// Only a delete sets it, and nothing clears it.
 	m.SetDeletionTimestamp(cm.GetDeletionTimestamp())
 	m.SetUID(cm.GetUID())
+	m.SetCreationTimestamp(cm.GetCreationTimestamp())
 	if cm.GetDeletionTimestamp() != nil {
 		for _, f := range m.GetFinalizers() {
 			if !slices.Contains(cm.GetFinalizers(), f) {

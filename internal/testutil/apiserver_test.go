@@ -2,6 +2,7 @@ package testutil
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -120,5 +121,40 @@ func TestPinnedStrategicMergePatchOfStatusConflictsOnAStaleVersion(t *testing.T)
 	}
 	if len(patched.Status.Conditions) != 2 || len(patched.Labels) != 0 {
 		t.Errorf("conditions %+v, labels %v; want both conditions and no label from a status patch", patched.Status.Conditions, patched.Labels)
+	}
+}
+
+// A create gets a name for its generateName and a creationTimestamp, and
+// no write changes the creationTimestamp.
+func TestCreateGivesNameAndCreationTimestamp(t *testing.T) {
+	ctx := context.Background()
+	client := NewClientset()
+	claims := client.CoreV1().PersistentVolumeClaims("apps")
+	got, err := claims.Create(ctx, &v1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{GenerateName: "db-"}}, metav1.CreateOptions{})
+	if err != nil || !strings.HasPrefix(got.Name, "db-") || len(got.Name) == len("db-") || got.CreationTimestamp.IsZero() {
+		t.Fatalf("created %+v, %v", got.ObjectMeta, err)
+	}
+	got.CreationTimestamp = metav1.Time{}
+	updated, err := claims.Update(ctx, got, metav1.UpdateOptions{})
+	if err != nil || updated.CreationTimestamp.IsZero() {
+		t.Errorf("an update without the creationTimestamp: %+v, %v", updated.ObjectMeta, err)
+	}
+	old := metav1.NewTime(time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC))
+	seeded := NewClientset(NewClaim("apps", "old", CreatedAt(old.Time)))
+	if c := Get(t, seeded.CoreV1().PersistentVolumeClaims("apps"), "old"); !c.CreationTimestamp.Equal(&old) {
+		t.Errorf("a seeded creationTimestamp became %v", c.CreationTimestamp)
+	}
+}
+
+func TestPinOfReadsTheMetadataOfAPatch(t *testing.T) {
+	pin, err := PinOf([]byte(`{"metadata":{"resourceVersion":"7","uid":"u-1","labels":{"a":"b"}}}`))
+	if err != nil || pin != (Pin{ResourceVersion: "7", UID: "u-1"}) {
+		t.Errorf("pin %+v, %v", pin, err)
+	}
+	if pin, err := PinOf([]byte(`{"metadata":{"labels":{"a":"b"}}}`)); err != nil || pin != (Pin{}) {
+		t.Errorf("pin of an unpinned patch %+v, %v", pin, err)
+	}
+	if _, err := PinOf([]byte(`not json`)); err == nil {
+		t.Error("no error for a patch that is not JSON")
 	}
 }

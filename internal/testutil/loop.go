@@ -56,6 +56,18 @@ func (s *Syncs[K]) Wait(t testing.TB, timeout time.Duration, key K, n int) []err
 	return outcomes
 }
 
+// WaitAfter waits until key has been synced more than n times in all, and
+// returns the outcome of the sync after the first n: a test that counted
+// n syncs before it changed something waits for the sync that sees it.
+func (s *Syncs[K]) WaitAfter(t testing.TB, timeout time.Duration, key K, n int) error {
+	t.Helper()
+	outcomes := s.Wait(t, timeout, key, n+1)
+	if len(outcomes) <= n {
+		return nil // the wait has failed the test
+	}
+	return outcomes[n]
+}
+
 // InstantRetries is a rate limiter without delays, so that a test stepping
 // a loop gets a retried key back at once; NumRequeues still counts the
 // retries of a key since it last synced without error.

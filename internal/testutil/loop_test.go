@@ -52,3 +52,18 @@ func TestInstantRetriesCountsWithoutDelay(t *testing.T) {
 		t.Errorf("NumRequeues after Forget = %d, want 0", n)
 	}
 }
+
+// WaitAfter returns the outcome of the first sync after those counted.
+func TestSyncsWaitAfterReturnsTheNextOutcome(t *testing.T) {
+	var s Syncs[string]
+	failed := errors.New("conflict")
+	s.Processed("a", reconcile.Done, nil)
+	before := s.Count("a")
+	go func() {
+		s.Processed("a", reconcile.Done, failed)
+		s.Processed("a", reconcile.Done, nil)
+	}()
+	if err := s.WaitAfter(t, 5*time.Second, "a", before); err != failed {
+		t.Errorf("outcome %v, want the conflict of the sync after the first", err)
+	}
+}

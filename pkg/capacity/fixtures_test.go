@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"maps"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -19,14 +18,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/kubernetes/fake"
-	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/util/workqueue"
-	"k8s.io/component-base/metrics"
-	"k8s.io/klog/v2/ktesting"
 
 	"github.com/csi-protect/external-provisioner/internal/reconcile"
 	"github.com/csi-protect/external-provisioner/internal/testutil"
@@ -61,21 +54,17 @@ func (f *fakeCSI) GetCapacity(ctx context.Context, req *csi.GetCapacityRequest, 
 }
 
 type fixture struct {
+	*testutil.Env
 	t       *testing.T
-	ctx     context.Context
-	cancel  context.CancelFunc
-	client  *fake.Clientset
 	csi     *fakeCSI
-	factory informers.SharedInformerFactory
 	ctrl    *Controller
 	workers int
 	// syncs and writes are the outcomes of every sync and update attempt.
 	syncs, writes *testutil.Syncs[Key]
 	// updates counts the updates that reached the API, by node.
-	updates  *updateCounter
-	registry metrics.KubeRegistry
-	// done is closed when Run has returned.
-	done chan struct{}
+	updates *updateCounter
+	// stop ends Run and waits for it to return; start sets it.
+	stop func()
 }
 
 type fixtureOptions struct {
@@ -93,24 +82,11 @@ type fixtureOptions struct {
 
 func newFixture(t *testing.T, o fixtureOptions) *fixture {
 	t.Helper()
-	_, ctx := ktesting.NewTestContext(t)
-	ctx, cancel := context.WithCancel(ctx)
-	client := fake.NewClientset(o.objects...)
-	var generated atomic.Int32
-	client.PrependReactor("create", "csistoragecapacities", func(action k8stesting.Action) (bool, runtime.Object, error) {
-		obj := action.(k8stesting.CreateAction).GetObject().(*storagev1.CSIStorageCapacity)
-		if obj.Name == "" {
-			obj.Name = fmt.Sprintf("%s%d", obj.GenerateName, generated.Add(1))
-		}
-		obj.CreationTimestamp = metav1.Now()
-		obj.UID = types.UID("uid-" + obj.Name)
-		return false, nil, nil
-	})
-	factory := informers.NewSharedInformerFactory(client, 0)
+	env := testutil.NewEnv(t, testutil.EnvOptions{Objects: o.objects, Timeout: 10 * time.Second})
 	topo := o.topology
 	if topo == nil {
 		nt, err := NewNodeTopology(NodeTopologyOptions{
-			DriverName: testDriver, Nodes: factory.Core().V1().Nodes(), CSINodes: factory.Storage().V1().CSINodes(),
+			DriverName: testDriver, Nodes: env.Informers.Core().V1().Nodes(), CSINodes: env.Informers.Storage().V1().CSINodes(),
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -122,19 +98,18 @@ func newFixture(t *testing.T, o fixtureOptions) *fixture {
 		poll = time.Hour
 	}
 	f := &fixture{
-		t: t, ctx: ctx, cancel: cancel, client: client, csi: &fakeCSI{bytes: map[string]int64{}}, factory: factory,
-		workers: cmp.Or(o.workers, 2), syncs: &testutil.Syncs[Key]{}, writes: &testutil.Syncs[Key]{},
-		updates: countUpdates(client), registry: metrics.NewKubeRegistry(), done: make(chan struct{}),
+		Env: env, t: t, csi: &fakeCSI{bytes: map[string]int64{}}, workers: cmp.Or(o.workers, 2),
+		syncs: &testutil.Syncs[Key]{}, writes: &testutil.Syncs[Key]{}, updates: countUpdates(env.Client),
 	}
-	var api kubernetes.Interface = client
+	var api kubernetes.Interface = env.Client
 	if o.gate != nil {
-		api = gatedClient{Clientset: client, gate: o.gate}
+		api = gatedClient{Clientset: env.Client, gate: o.gate}
 	}
 	ctrl, err := New(Options{
 		DriverName: testDriver, ManagedBy: ManagedBy, Namespace: testNamespace, Owner: o.owner,
 		Client: api, CSI: f.csi, Timeout: time.Second, PollInterval: poll, ImmediateBinding: o.immediate,
-		Topology: topo, ClassInformer: factory.Storage().V1().StorageClasses(),
-		CapacityInformer: factory.Storage().V1().CSIStorageCapacities(),
+		Topology: topo, ClassInformer: env.Informers.Storage().V1().StorageClasses(),
+		CapacityInformer: env.Informers.Storage().V1().CSIStorageCapacities(),
 		// Quick retries, backed off all the same.
 		WriteRateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[Key](time.Millisecond, 50*time.Millisecond),
 		LargestRequest:   o.largest,
@@ -145,31 +120,29 @@ func newFixture(t *testing.T, o fixtureOptions) *fixture {
 		t.Fatal(err)
 	}
 	f.ctrl = ctrl
-	f.registry.CustomMustRegister(ctrl)
-	t.Cleanup(func() {
-		cancel()
-		factory.Shutdown()
-	})
+	f.Registry.CustomMustRegister(ctrl)
 	return f
 }
 
+// start starts the informers and the controller's workers.
 func (f *fixture) start() {
-	f.factory.Start(f.ctx.Done())
-	go func() {
-		defer close(f.done)
-		f.ctrl.Run(f.ctx, f.workers)
-	}()
+	f.t.Helper()
+	f.StartInformers(f.t)
+	f.stop = testutil.Start(f.t, f.Ctx, func(ctx context.Context) error {
+		f.ctrl.Run(ctx, f.workers)
+		return nil
+	})
 }
 
 // metric reads one of the controller's metrics.
 func (f *fixture) metric(name string) float64 {
-	return testutil.Metric(f.t, f.registry, name)
+	return testutil.Metric(f.t, f.Registry, name)
 }
 
 // waitMetric waits until a metric of the controller has the value want.
 func (f *fixture) waitMetric(name string, want float64) {
 	f.t.Helper()
-	testutil.Eventually(f.t, 10*time.Second, fmt.Sprintf("%s at %v", name, want), func() bool { return f.metric(name) == want })
+	f.Eventually(f.t, fmt.Sprintf("%s at %v", name, want), func() bool { return f.metric(name) == want })
 }
 
 // refresh sets the driver's answer for the class's objects on nodes and
@@ -183,7 +156,7 @@ func (f *fixture) refresh(bytes int64, nodes ...string) {
 
 // objects lists the CSIStorageCapacity objects stored in the API.
 func (f *fixture) objects() []storagev1.CSIStorageCapacity {
-	list, err := f.client.StorageV1().CSIStorageCapacities(testNamespace).List(f.ctx, metav1.ListOptions{})
+	list, err := f.Client.StorageV1().CSIStorageCapacities(testNamespace).List(f.Ctx, metav1.ListOptions{})
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -195,13 +168,12 @@ func (f *fixture) objects() []storagev1.CSIStorageCapacity {
 func (f *fixture) waitFor(what string, cond func([]storagev1.CSIStorageCapacity) bool) []storagev1.CSIStorageCapacity {
 	f.t.Helper()
 	var last []storagev1.CSIStorageCapacity
-	err := wait.PollUntilContextTimeout(f.ctx, 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
-		last = f.objects()
-		return cond(last), nil
+	f.Await(f.t, what, func() error {
+		if last = f.objects(); !cond(last) {
+			return fmt.Errorf("objects: %s", describe(last))
+		}
+		return nil
 	})
-	if err != nil {
-		f.t.Fatalf("waiting for %s: %v; objects: %s", what, err, describe(last))
-	}
 	return last
 }
 
@@ -214,18 +186,11 @@ func describe(objs []storagev1.CSIStorageCapacity) string {
 }
 
 func node(name string, labels map[string]string) *v1.Node {
-	l := map[string]string{"kubernetes.io/hostname": name}
-	maps.Copy(l, labels)
-	return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: l}}
+	return testutil.NewNode(name, testutil.WithLabel("kubernetes.io/hostname", name), testutil.WithLabels(labels))
 }
 
 func csiNode(name string, keys ...string) *storagev1.CSINode {
-	return &storagev1.CSINode{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: storagev1.CSINodeSpec{Drivers: []storagev1.CSINodeDriver{
-			{Name: testDriver, NodeID: name, TopologyKeys: keys},
-		}},
-	}
+	return testutil.NewCSINode(name, map[string][]string{testDriver: keys})
 }
 
 // nodeWithDriver is a Node labelled with its own segment and its CSINode.
@@ -234,10 +199,7 @@ func nodeWithDriver(name string) []runtime.Object {
 }
 
 func class(name string, mode storagev1.VolumeBindingMode, params map[string]string) *storagev1.StorageClass {
-	return &storagev1.StorageClass{
-		ObjectMeta: metav1.ObjectMeta{Name: name}, Provisioner: testDriver,
-		VolumeBindingMode: &mode, Parameters: params,
-	}
+	return testutil.NewClass(name, testDriver, testutil.WithBindingMode(mode), testutil.WithParameters(params))
 }
 
 // ofClass keeps the objects of a class, by their node's segment value.

@@ -3,17 +3,17 @@ package capacity
 import (
 	"testing"
 
+	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 func TestDeletedClassLosesItsObjects(t *testing.T) {
 	f := newFixture(t, fixtureOptions{objects: twoNodesAndClasses()})
 	f.start()
 	f.waitFor("two objects", func(objs []storagev1.CSIStorageCapacity) bool { return len(objs) == 2 })
-	if err := f.client.StorageV1().StorageClasses().Delete(f.ctx, "late", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Delete(t, f.Client.StorageV1().StorageClasses(), "late")
 	f.waitFor("no object", func(objs []storagev1.CSIStorageCapacity) bool { return len(objs) == 0 })
 }
 
@@ -21,9 +21,7 @@ func TestRemovedNodeLosesItsSegment(t *testing.T) {
 	f := newFixture(t, fixtureOptions{objects: twoNodesAndClasses()})
 	f.start()
 	f.waitFor("two objects", func(objs []storagev1.CSIStorageCapacity) bool { return len(objs) == 2 })
-	if err := f.client.StorageV1().CSINodes().Delete(f.ctx, "n2", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Delete(t, f.Client.StorageV1().CSINodes(), "n2")
 	f.waitFor("only n1's object", func(objs []storagev1.CSIStorageCapacity) bool {
 		late := byNode(objs, "late")
 		_, n1 := late["n1"]
@@ -37,10 +35,7 @@ func TestNodeLabelledLaterGainsItsSegment(t *testing.T) {
 	f := newFixture(t, fixtureOptions{objects: objs})
 	f.start()
 	f.waitFor("n1's object", func(objs []storagev1.CSIStorageCapacity) bool { return len(objs) == 1 })
-	n2 := node("n2", map[string]string{topologyKey1: "n2"})
-	if _, err := f.client.CoreV1().Nodes().Update(f.ctx, n2, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Update(t, f.Client.CoreV1().Nodes(), "n2", func(n *v1.Node) { n.Labels[topologyKey1] = "n2" })
 	f.waitFor("n2's object too", func(objs []storagev1.CSIStorageCapacity) bool { return len(byNode(objs, "late")) == 2 })
 }
 
@@ -49,9 +44,7 @@ func TestObjectDeletedBySomeoneIsMadeAgain(t *testing.T) {
 	f.start()
 	objs := f.waitFor("two objects", func(objs []storagev1.CSIStorageCapacity) bool { return len(objs) == 2 })
 	gone := objs[0].Name
-	if err := f.client.StorageV1().CSIStorageCapacities(testNamespace).Delete(f.ctx, gone, metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Delete(t, f.Client.StorageV1().CSIStorageCapacities(testNamespace), gone)
 	f.waitFor("a new object instead", func(objs []storagev1.CSIStorageCapacity) bool {
 		return len(objs) == 2 && objs[0].Name != gone && objs[1].Name != gone
 	})

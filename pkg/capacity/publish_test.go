@@ -7,6 +7,8 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 const gib = int64(1) << 30
@@ -17,7 +19,7 @@ func twoNodesAndClasses() []runtime.Object {
 		class("late", storagev1.VolumeBindingWaitForFirstConsumer, nil),
 		class("now", storagev1.VolumeBindingImmediate, nil),
 		// Another driver's class and a node without the driver get nothing.
-		&storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "other"}, Provisioner: "other.csi"},
+		testutil.NewClass("other", "other.csi"),
 		node("n3", map[string]string{topologyKey1: "n3"}),
 	)
 }

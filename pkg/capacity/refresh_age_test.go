@@ -11,8 +11,6 @@ import (
 	"google.golang.org/grpc"
 	storagev1 "k8s.io/api/storage/v1"
 	testclock "k8s.io/utils/clock/testing"
-
-	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 const metricOldestRefreshAge = "csi_provisioner_capacity_oldest_refresh_age_seconds"
@@ -35,7 +33,7 @@ func TestOldestRefreshAge(t *testing.T) {
 	// The syncs that made them have ended, refresh included: an object is
 	// in the API before its sync notes the refresh.
 	for _, n := range []string{"n1", "n2"} {
-		f.syncs.Wait(t, 10*time.Second, lateKey(n), 1)
+		f.syncs.Wait(t, f.Timeout, lateKey(n), 1)
 	}
 	// n2 fails from now on, before the clock moves: a sync of n2 still
 	// queued from the start then cannot refresh it later than now.
@@ -47,13 +45,13 @@ func TestOldestRefreshAge(t *testing.T) {
 
 	// A refresh brings n1 back to 0; n2 keeps aging.
 	f.ctrl.RefreshClass("late")
-	testutil.Eventually(t, 10*time.Second, "a failed GetCapacity of n2", func() bool { return failing.failures() > 0 })
+	f.Eventually(t, "a failed GetCapacity of n2", func() bool { return failing.failures() > 0 })
 	if got := age(); got != 600 {
 		t.Fatalf("age %v with n2's refresh failing, want n2's 600", got)
 	}
 	failing.fail(false)
 	f.ctrl.RefreshClass("late")
-	testutil.Eventually(t, 10*time.Second, "both objects refreshed", func() bool { return age() == 0 })
+	f.Eventually(t, "both objects refreshed", func() bool { return age() == 0 })
 }
 
 // failingCSI fails GetCapacity for one segment while told to.

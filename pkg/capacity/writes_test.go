@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"testing"
-	"time"
 
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -13,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
@@ -65,7 +63,7 @@ func (f *fixture) startWith(published map[string]int64) {
 func (f *fixture) plug(gate *updateGate, node string, bytes int64) {
 	f.t.Helper()
 	f.refresh(bytes, node)
-	testutil.Eventually(f.t, 10*time.Second, "the plug's update held", func() bool { return gate.waiters() == 1 })
+	f.Eventually(f.t, "the plug's update held", func() bool { return gate.waiters() == 1 })
 }
 
 func (f *fixture) capacityOf(node string) int64 {
@@ -74,6 +72,19 @@ func (f *fixture) capacityOf(node string) int64 {
 		return -1
 	}
 	return o.Capacity.Value()
+}
+
+// behindAPluggedWrite is a fixture of one writer whose write of n0 the
+// client holds, with a write of n1 pending behind it.
+func behindAPluggedWrite(t *testing.T) (*fixture, *updateGate) {
+	t.Helper()
+	gate := newUpdateGate()
+	f := newFixture(t, fixtureOptions{objects: lateClassOn("n0", "n1"), workers: 1, gate: gate})
+	f.startAt(10*gib, "n0", "n1")
+	f.plug(gate, "n0", 9*gib)
+	f.refresh(8*gib, "n1")
+	f.waitMetric(metricPendingWrites, 2)
+	return f, gate
 }
 
 // With one write at a time, a change that crosses the largest pending
@@ -102,7 +113,7 @@ func TestCrossingChangeIsWrittenFirst(t *testing.T) {
 	f.waitMetric(metricPendingWrites, 7)
 
 	for i := range 7 {
-		testutil.Eventually(t, 10*time.Second, fmt.Sprintf("update %d held", i+1), func() bool { return gate.waiters() == 1 })
+		f.Eventually(t, fmt.Sprintf("update %d held", i+1), func() bool { return gate.waiters() == 1 })
 		gate.letOne()
 	}
 	f.waitMetric(metricPendingWrites, 0)
@@ -121,12 +132,7 @@ func TestCrossingChangeIsWrittenFirst(t *testing.T) {
 // Answers of a key that come before its write coalesce into one write of
 // the newest.
 func TestRepeatedAnswersGiveOneWriteOfTheNewest(t *testing.T) {
-	gate := newUpdateGate()
-	f := newFixture(t, fixtureOptions{objects: lateClassOn("n0", "n1"), workers: 1, gate: gate})
-	f.startAt(10*gib, "n0", "n1")
-	f.plug(gate, "n0", 9*gib)
-	f.refresh(8*gib, "n1")
-	f.waitMetric(metricPendingWrites, 2)
+	f, gate := behindAPluggedWrite(t)
 	f.refresh(7*gib, "n1")
 	f.waitMetric(metricWritesCoalesced, 1)
 	f.refresh(6*gib, "n1")
@@ -147,12 +153,7 @@ func TestRepeatedAnswersGiveOneWriteOfTheNewest(t *testing.T) {
 
 // An answer back at the published value drops the pending write.
 func TestChangedBackIsNotWritten(t *testing.T) {
-	gate := newUpdateGate()
-	f := newFixture(t, fixtureOptions{objects: lateClassOn("n0", "n1"), workers: 1, gate: gate})
-	f.startAt(10*gib, "n0", "n1")
-	f.plug(gate, "n0", 9*gib)
-	f.refresh(8*gib, "n1")
-	f.waitMetric(metricPendingWrites, 2)
+	f, gate := behindAPluggedWrite(t)
 	f.refresh(10*gib, "n1")
 	f.waitMetric(metricPendingWrites, 1)
 
@@ -175,9 +176,9 @@ func TestQuietPollWritesNothing(t *testing.T) {
 	for _, n := range nodes {
 		before[n] = f.syncs.Count(lateKey(n))
 	}
-	f.ctrl.enqueueAll(f.ctx)
+	f.ctrl.enqueueAll(f.Ctx)
 	for _, n := range nodes {
-		f.syncs.Wait(t, 10*time.Second, lateKey(n), before[n]+1)
+		f.syncs.Wait(t, f.Timeout, lateKey(n), before[n]+1)
 	}
 	if got := f.metric(metricPendingWrites); got != 0 {
 		t.Errorf("%v pending writes after a quiet poll, want 0", got)
@@ -191,18 +192,11 @@ func TestQuietPollWritesNothing(t *testing.T) {
 // an event to bring it back, and ends written.
 func TestConflictIsRetried(t *testing.T) {
 	f := newFixture(t, fixtureOptions{objects: lateClassOn("n1")})
-	conflicts := 0
-	f.client.PrependReactor("update", "csistoragecapacities", func(action k8stesting.Action) (bool, runtime.Object, error) {
-		if conflicts > 0 {
-			return false, nil, nil
-		}
-		conflicts++ // the fake clientset runs reactors under its lock
-		obj := action.(k8stesting.UpdateAction).GetObject().(*storagev1.CSIStorageCapacity)
-		return true, nil, apierrors.NewConflict(schema.GroupResource{Group: "storage.k8s.io", Resource: "csistoragecapacities"}, obj.Name, errors.New("stale"))
-	})
+	stale := apierrors.NewConflict(schema.GroupResource{Group: "storage.k8s.io", Resource: "csistoragecapacities"}, "n1's object", errors.New("stale"))
+	testutil.FailNext(f.Client, 1, stale, testutil.Verb("update"), testutil.On("csistoragecapacities"))
 	f.startAt(10*gib, "n1")
 	f.refresh(5*gib, "n1")
-	outcomes := f.writes.Wait(t, 10*time.Second, lateKey("n1"), 2)
+	outcomes := f.writes.Wait(t, f.Timeout, lateKey("n1"), 2)
 	if len(outcomes) != 2 || !apierrors.IsConflict(outcomes[0]) || outcomes[1] != nil {
 		t.Errorf("write outcomes %v, want a conflict, then success", outcomes)
 	}
@@ -214,20 +208,11 @@ func TestConflictIsRetried(t *testing.T) {
 
 // A new object is created while updates are stuck behind the client.
 func TestCreationIsNotDelayedByPendingWrites(t *testing.T) {
-	gate := newUpdateGate()
-	f := newFixture(t, fixtureOptions{objects: lateClassOn("n0", "n1"), workers: 1, gate: gate})
-	f.startAt(10*gib, "n0", "n1")
-	f.plug(gate, "n0", 9*gib)
-	f.refresh(8*gib, "n1")
-	f.waitMetric(metricPendingWrites, 2)
+	f, gate := behindAPluggedWrite(t)
 
 	f.csi.set("n2", "", 3*gib)
-	if _, err := f.client.CoreV1().Nodes().Create(f.ctx, node("n2", map[string]string{topologyKey1: "n2"}), metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.client.StorageV1().CSINodes().Create(f.ctx, csiNode("n2", topologyKey1), metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Create(t, f.Client.CoreV1().Nodes(), node("n2", map[string]string{topologyKey1: "n2"}))
+	testutil.Create(t, f.Client.StorageV1().CSINodes(), csiNode("n2", topologyKey1))
 	f.waitFor("n2's object", func(objs []storagev1.CSIStorageCapacity) bool {
 		o, ok := byNode(objs, "late")["n2"]
 		return ok && o.Capacity.Value() == 3*gib
@@ -241,12 +226,7 @@ func TestCreationIsNotDelayedByPendingWrites(t *testing.T) {
 // others pending, or with nothing to write.
 func TestWritersStopWithTheContext(t *testing.T) {
 	t.Run("busy", func(t *testing.T) {
-		gate := newUpdateGate()
-		f := newFixture(t, fixtureOptions{objects: lateClassOn("n0", "n1"), workers: 1, gate: gate})
-		f.startAt(10*gib, "n0", "n1")
-		f.plug(gate, "n0", 9*gib)
-		f.refresh(8*gib, "n1")
-		f.waitMetric(metricPendingWrites, 2)
+		f, _ := behindAPluggedWrite(t)
 		f.stop()
 	})
 	t.Run("idle", func(t *testing.T) {
@@ -255,17 +235,6 @@ func TestWritersStopWithTheContext(t *testing.T) {
 		f.waitMetric(metricPendingWrites, 0)
 		f.stop()
 	})
-}
-
-// stop ends the fixture's context and waits for Run to return.
-func (f *fixture) stop() {
-	f.t.Helper()
-	f.cancel()
-	select {
-	case <-f.done:
-	case <-time.After(10 * time.Second):
-		f.t.Fatal("Run did not return after its context ended")
-	}
 }
 
 func lateKey(node string) Key {
@@ -278,15 +247,14 @@ func lateKey(node string) Key {
 func TestAWriteKeepsEverythingElseOnTheObject(t *testing.T) {
 	f := newFixture(t, fixtureOptions{objects: lateClassOn("n1"), workers: 1})
 	f.startAt(10*gib, "n1")
-	obj := byNode(f.objects(), "late")["n1"]
-	obj.Labels["team"] = "storage"
-	obj.Annotations = map[string]string{"kubectl.kubernetes.io/last-applied-configuration": `{"kind":"CSIStorageCapacity"}`}
-	obj.Finalizers = []string{"example.com/audit"}
-	obj.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "inventory", UID: "cm-uid"}}
-	if _, err := f.client.StorageV1().CSIStorageCapacities(testNamespace).Update(f.ctx, &obj, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	testutil.Eventually(t, 10*time.Second, "the controller's cache to hold the decorated object", func() bool {
+	obj := testutil.Update(t, f.Client.StorageV1().CSIStorageCapacities(testNamespace), byNode(f.objects(), "late")["n1"].Name,
+		func(obj *storagev1.CSIStorageCapacity) {
+			obj.Labels["team"] = "storage"
+			obj.Annotations = map[string]string{"kubectl.kubernetes.io/last-applied-configuration": `{"kind":"CSIStorageCapacity"}`}
+			obj.Finalizers = []string{"example.com/audit"}
+			obj.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "inventory", UID: "cm-uid"}}
+		})
+	f.Eventually(t, "the controller's cache to hold the decorated object", func() bool {
 		cached, err := f.ctrl.objectsOf(lateKey("n1"))
 		return err == nil && len(cached) == 1 && len(cached[0].Finalizers) == 1
 	})

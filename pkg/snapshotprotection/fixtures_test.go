@@ -10,17 +10,10 @@ import (
 	snapfake "github.com/kubernetes-csi/external-snapshotter/client/v8/clientset/versioned/fake"
 	snapinformers "github.com/kubernetes-csi/external-snapshotter/client/v8/informers/externalversions"
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/tools/record"
-	"k8s.io/component-base/metrics"
-	"k8s.io/utils/ptr"
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/finalizer"
@@ -32,14 +25,11 @@ const namespace = "apps"
 // env is the controller over informers of fake API servers (claims, and
 // snapshots), with a real record of restores in flight.
 type env struct {
-	claimClient kubernetes.Interface
-	snapClient  *snapfake.Clientset
-	ctrl        *Controller
-	readers     *provisionstate.Readers
-	recorder    *record.FakeRecorder
-	registry    metrics.KubeRegistry
-	ctx         context.Context
-	synced      testutil.Syncs[cache.ObjectName]
+	*testutil.Env
+	snapClient *snapfake.Clientset
+	ctrl       *Controller
+	readers    *provisionstate.Readers
+	synced     testutil.Syncs[cache.ObjectName]
 }
 
 type setup struct {
@@ -53,27 +43,15 @@ type setup struct {
 
 func newEnv(t *testing.T, s setup) *env {
 	t.Helper()
-	var claims, snapshots []runtime.Object
-	for _, c := range s.claims {
-		claims = append(claims, c)
-	}
-	for _, sn := range s.snapshots {
-		snapshots = append(snapshots, sn)
-	}
-	client := testutil.NewClientset(claims...)
+	m := NewMetrics()
 	e := &env{
-		claimClient: client,
-		snapClient:  snapfake.NewSimpleClientset(snapshots...),
-		readers:     provisionstate.NewReaders(),
-		recorder:    record.NewFakeRecorder(100),
-		registry:    metrics.NewKubeRegistry(),
+		Env:        testutil.NewEnv(t, testutil.EnvOptions{Objects: testutil.Objects(s.claims...), Metrics: []testutil.MetricSet{m}}),
+		snapClient: snapfake.NewSimpleClientset(testutil.Objects(s.snapshots...)...),
+		readers:    provisionstate.NewReaders(),
 	}
 	if s.react != nil {
 		s.react(e.snapClient)
 	}
-	m := NewMetrics()
-	e.registry.MustRegister(m.Registerables()...)
-	factory := informers.NewSharedInformerFactory(client, 0)
 	snapFactory := snapinformers.NewSharedInformerFactory(e.snapClient, 0)
 	// The module's generated VolumeSnapshot informer does not tell the
 	// reflector that a fake client cannot stream lists (its group snapshot
@@ -94,10 +72,10 @@ func newEnv(t *testing.T, s setup) *env {
 	ctrl, err := New(Options{
 		Client:           e.snapClient,
 		SnapshotInformer: snapFactory.Snapshot().V1().VolumeSnapshots(),
-		ClaimInformer:    factory.Core().V1().PersistentVolumeClaims(),
+		ClaimInformer:    e.Informers.Core().V1().PersistentVolumeClaims(),
 		Readers:          e.readers,
 		SweepInterval:    s.sweep,
-		EventRecorder:    e.recorder,
+		EventRecorder:    e.Events,
 		Metrics:          m,
 		Processed:        e.synced.Processed,
 	})
@@ -105,42 +83,30 @@ func newEnv(t *testing.T, s setup) *env {
 		t.Fatal(err)
 	}
 	e.ctrl = ctrl
-	ctx, cancel := context.WithCancel(context.Background())
-	e.ctx = ctx
-	factory.Start(ctx.Done())
-	snapFactory.Start(ctx.Done())
-	t.Cleanup(func() {
-		cancel()
-		factory.Shutdown()
-		snapFactory.Shutdown()
-	})
+	e.StartInformers(t, snapFactory)
 	return e
 }
 
 // run starts the workers until the test ends.
 func (e *env) run(t *testing.T) {
 	t.Helper()
-	testutil.RunUntilCleanup(t, e.ctx, func(ctx context.Context) { e.ctrl.Run(ctx, 2) })
+	e.Run(t, func(ctx context.Context) { e.ctrl.Run(ctx, 2) })
 }
 
+func keyOf(name string) cache.ObjectName { return cache.ObjectName{Namespace: namespace, Name: name} }
+
 // syncs is how many syncs of snapshot name have finished.
-func (e *env) syncs(name string) int {
-	return e.synced.Count(cache.ObjectName{Namespace: namespace, Name: name})
-}
+func (e *env) syncs(name string) int { return e.synced.Count(keyOf(name)) }
 
 // waitSynced waits until snapshot name was synced more than after times.
 func (e *env) waitSynced(t *testing.T, name string, after int) {
 	t.Helper()
-	e.synced.Wait(t, 5*time.Second, cache.ObjectName{Namespace: namespace, Name: name}, after+1)
+	e.synced.WaitAfter(t, e.Timeout, keyOf(name), after)
 }
 
 func (e *env) snapshot(t *testing.T, name string) *snapv1.VolumeSnapshot {
 	t.Helper()
-	s, err := e.snapClient.SnapshotV1().VolumeSnapshots(namespace).Get(context.Background(), name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return testutil.Get(t, e.snapClient.SnapshotV1().VolumeSnapshots(namespace), name)
 }
 
 func (e *env) protected(t *testing.T, name string) bool {
@@ -150,34 +116,33 @@ func (e *env) protected(t *testing.T, name string) bool {
 
 func (e *env) waitReleased(t *testing.T, name string) {
 	t.Helper()
-	testutil.Eventually(t, 5*time.Second, "the source-protection finalizer of "+name+" to go", func() bool {
-		return !e.protected(t, name)
-	})
+	e.Eventually(t, "the source-protection finalizer of "+name+" to go", func() bool { return !e.protected(t, name) })
+}
+
+// runAndExpectKept starts the workers, waits for the first sync of
+// snapshot name and fails the test, saying why the finalizer had to stay,
+// if it went.
+func (e *env) runAndExpectKept(t *testing.T, name, why string) {
+	t.Helper()
+	e.run(t)
+	e.waitSynced(t, name, 0)
+	if !e.protected(t, name) {
+		t.Fatal("finalizer removed " + why)
+	}
 }
 
 func (e *env) metric(t *testing.T, name string) float64 {
 	t.Helper()
-	return testutil.Metric(t, e.registry, "csi_provisioner_snapshot_source_protection_"+name)
+	return testutil.Metric(t, e.Registry, "csi_provisioner_snapshot_source_protection_"+name)
 }
 
 func protectedSnapshot(name string) *snapv1.VolumeSnapshot {
-	return &snapv1.VolumeSnapshot{ObjectMeta: metav1.ObjectMeta{
-		Name: name, Namespace: namespace, UID: types.UID("uid-" + name), ResourceVersion: "5",
-		Finalizers: []string{"snapshot.storage.kubernetes.io/volumesnapshot-bound-protection", provisionstate.SnapshotSourceProtectionFinalizer},
-	}}
+	return testutil.NewSnapshot(namespace, name, testutil.WithResourceVersion("5"),
+		testutil.WithFinalizers("snapshot.storage.kubernetes.io/volumesnapshot-bound-protection", provisionstate.SnapshotSourceProtectionFinalizer))
 }
 
 // restoreClaim restores from snapshot; volume is its PV's name, "" while it
 // waits for one.
 func restoreClaim(name, snapshot, volume string) *v1.PersistentVolumeClaim {
-	ref := &v1.TypedObjectReference{APIGroup: ptr.To(provisionstate.SnapshotAPIGroup), Kind: provisionstate.SnapshotKind, Name: snapshot}
-	return &v1.PersistentVolumeClaim{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace, UID: types.UID("uid-" + name)},
-		Spec: v1.PersistentVolumeClaimSpec{
-			AccessModes:   []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce},
-			Resources:     v1.VolumeResourceRequirements{Requests: v1.ResourceList{v1.ResourceStorage: resource.MustParse("1Gi")}},
-			DataSourceRef: ref,
-			VolumeName:    volume,
-		},
-	}
+	return testutil.NewClaim(namespace, name, testutil.FromSnapshot(snapshot), testutil.WithVolumeName(volume))
 }

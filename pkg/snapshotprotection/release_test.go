@@ -3,19 +3,13 @@ package snapshotprotection
 import (
 	"context"
 	"errors"
-	"strings"
 	"testing"
-	"time"
 
 	snapv1 "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
 	snapfake "github.com/kubernetes-csi/external-snapshotter/client/v8/clientset/versioned/fake"
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	k8stesting "k8s.io/client-go/testing"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
@@ -44,24 +38,16 @@ func TestFinalizerStaysWhileAClaimWaitsForItsRestore(t *testing.T) {
 		},
 		snapshots: []*snapv1.VolumeSnapshot{protectedSnapshot("nightly")},
 	})
-	e.run(t)
-	e.waitSynced(t, "nightly", 0)
-	if !e.protected(t, "nightly") {
-		t.Fatal("finalizer removed while a claim still waits for a volume restored from the snapshot")
-	}
+	e.runAndExpectKept(t, "nightly", "while a claim still waits for a volume restored from the snapshot")
 }
 
 func TestFinalizerStaysWhileARestoreOfThisProcessRunsForADeletedClaim(t *testing.T) {
 	// With provisioning protection off a claim can leave the API while its
 	// CreateVolume still reads the snapshot.
 	e := newEnv(t, setup{snapshots: []*snapv1.VolumeSnapshot{protectedSnapshot("nightly")}})
-	source := cache.ObjectName{Namespace: namespace, Name: "nightly"}
+	source := keyOf("nightly")
 	e.readers.Begin(source)
-	e.run(t)
-	e.waitSynced(t, "nightly", 0)
-	if !e.protected(t, "nightly") {
-		t.Fatal("finalizer removed while a restore reads the snapshot")
-	}
+	e.runAndExpectKept(t, "nightly", "while a restore reads the snapshot")
 	e.readers.End(source)
 	e.waitReleased(t, "nightly")
 }
@@ -78,12 +64,8 @@ func TestFinalizerGoesWhenTheLastWaitingClaimIsDeleted(t *testing.T) {
 		claims:    []*v1.PersistentVolumeClaim{restoreClaim("waiting", "nightly", "")},
 		snapshots: []*snapv1.VolumeSnapshot{protectedSnapshot("nightly")},
 	})
-	e.run(t)
-	e.waitSynced(t, "nightly", 0)
-	if !e.protected(t, "nightly") {
-		t.Fatal("finalizer removed while the claim waits")
-	}
-	e.deleteClaim(t, "waiting")
+	e.runAndExpectKept(t, "nightly", "while the claim waits")
+	testutil.Delete(t, e.Client.CoreV1().PersistentVolumeClaims(namespace), "waiting")
 	e.waitReleased(t, "nightly")
 }
 
@@ -111,10 +93,8 @@ func TestSnapshotsWithoutTheFinalizerAreNeverWritten(t *testing.T) {
 	})
 	e.run(t)
 	e.waitSynced(t, "plain", 0)
-	for _, a := range e.snapClient.Actions() {
-		if a.GetVerb() == "update" {
-			t.Fatalf("wrote a snapshot that has no finalizer of ours: %v", a)
-		}
+	if updates := testutil.Actions(e.snapClient.Actions(), testutil.Verb("update")); len(updates) != 0 {
+		t.Fatalf("wrote a snapshot that has no finalizer of ours: %v", updates)
 	}
 }
 
@@ -122,25 +102,10 @@ func TestForbiddenRemovalIsReportedOnTheSnapshot(t *testing.T) {
 	e := newEnv(t, setup{
 		snapshots: []*snapv1.VolumeSnapshot{protectedSnapshot("nightly")},
 		react: func(c *snapfake.Clientset) {
-			c.PrependReactor("update", "volumesnapshots", func(k8stesting.Action) (bool, runtime.Object, error) {
-				return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: provisionstate.SnapshotAPIGroup, Resource: "volumesnapshots"}, "nightly", errors.New("RBAC"))
-			})
+			forbidden := apierrors.NewForbidden(schema.GroupResource{Group: provisionstate.SnapshotAPIGroup, Resource: "volumesnapshots"}, "nightly", errors.New("RBAC"))
+			testutil.FailNext(c, -1, forbidden, testutil.Verb("update"), testutil.On("volumesnapshots"))
 		},
 	})
 	e.run(t)
-	testutil.Eventually(t, 5*time.Second, "a FinalizerWriteForbidden event", func() bool {
-		for _, ev := range testutil.Drain(e.recorder.Events) {
-			if strings.Contains(ev, ReasonFinalizerWriteForbidden) && strings.Contains(ev, "update on VolumeSnapshot") {
-				return true
-			}
-		}
-		return false
-	})
-}
-
-func (e *env) deleteClaim(t *testing.T, name string) {
-	t.Helper()
-	if err := e.claimClient.CoreV1().PersistentVolumeClaims(namespace).Delete(context.Background(), name, metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	e.Events.Wait(t, e.Timeout, ReasonFinalizerWriteForbidden, "update on VolumeSnapshot")
 }

@@ -9,11 +9,11 @@ import (
 	"github.com/container-storage-interface/spec/lib/go/csi"
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	storagelisters "k8s.io/client-go/listers/storage/v1"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2/ktesting"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 const (
@@ -34,16 +34,12 @@ func seg(kv ...string) map[string]string {
 func zone(z string) map[string]string        { return seg(zoneKey, z) }
 func zoneRack(z, r string) map[string]string { return seg(zoneKey, z, rackKey, r) }
 func nodeObj(name string, labels map[string]string) *v1.Node {
-	return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
+	return testutil.NewNode(name, testutil.WithLabels(labels))
 }
 
 // csiNodeObj builds a CSINode with one entry per driver name and its keys.
 func csiNodeObj(name string, drivers map[string][]string) *storagev1.CSINode {
-	n := &storagev1.CSINode{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	for d, keys := range drivers {
-		n.Spec.Drivers = append(n.Spec.Drivers, storagev1.CSINodeDriver{Name: d, NodeID: name, TopologyKeys: keys})
-	}
-	return n
+	return testutil.NewCSINode(name, drivers)
 }
 
 // cluster is the state seen through the listers.
@@ -78,23 +74,11 @@ func (c cluster) node(t *testing.T, name string) *v1.Node {
 // request returns a Request for driver with listers over c.
 func (c cluster) request(t *testing.T) Request {
 	t.Helper()
-	csiNodes := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
-	nodes := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
-	for _, n := range c.csiNodes {
-		if err := csiNodes.Add(n); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, n := range c.nodes {
-		if err := nodes.Add(n); err != nil {
-			t.Fatal(err)
-		}
-	}
 	return Request{
 		DriverName: driver,
 		PVName:     "pvc-1",
-		CSINodes:   storagelisters.NewCSINodeLister(csiNodes),
-		Nodes:      corelisters.NewNodeLister(nodes),
+		CSINodes:   storagelisters.NewCSINodeLister(testutil.Indexer(t, c.csiNodes...)),
+		Nodes:      corelisters.NewNodeLister(testutil.Indexer(t, c.nodes...)),
 	}
 }
 

@@ -7,13 +7,15 @@ import (
 
 	"k8s.io/client-go/tools/record"
 	"k8s.io/component-base/metrics/legacyregistry"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 func TestNewChecksOptions(t *testing.T) {
 	h := newHost(t)
 	e := newEnv(t, h, nil)
 	valid := func() Options {
-		return Options{NodeName: testNode, SymlinkRoot: testRoot, Client: e.client, LocalClient: e.local,
+		return Options{NodeName: testNode, SymlinkRoot: testRoot, Client: e.Client, LocalClient: e.local,
 			Runner: h, FS: h.fs, Checker: h.checker(), Wiper: h, EventRecorder: record.NewFakeRecorder(1)}
 	}
 	if _, err := New(valid()); err != nil {
@@ -58,19 +60,14 @@ func TestRunTwiceFails(t *testing.T) {
 // global one included, exposes.
 func TestNilMetricsStayPrivate(t *testing.T) {
 	h, e := newOneDiskEnv(t)
-	a, err := New(Options{NodeName: testNode, SymlinkRoot: testRoot, Client: e.client, LocalClient: e.local,
+	a, err := New(Options{NodeName: testNode, SymlinkRoot: testRoot, Client: e.Client, LocalClient: e.local,
 		Runner: h, FS: h.fs, Checker: h.checker(), Wiper: h, EventRecorder: record.NewFakeRecorder(100)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(e.ctx)
-	done := make(chan error)
-	go func() { done <- a.Run(ctx) }()
+	stop := testutil.Start(t, e.Ctx, a.Run)
 	eventually(t, "a PV", func() bool { return len(e.pvs()) == 1 })
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	stop()
 	families, err := legacyregistry.DefaultGatherer.Gather()
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"context"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -14,54 +13,26 @@ import (
 	localv1 "github.com/csi-protect/external-provisioner/pkg/apis/local/v1"
 	localv1alpha1 "github.com/csi-protect/external-provisioner/pkg/apis/local/v1alpha1"
 	"github.com/csi-protect/external-provisioner/pkg/localvolume/devices"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 // setOwner creates or replaces a LocalVolume or LocalVolumeSet.
 func (e *env) setOwner(obj runtime.Object) {
 	e.t.Helper()
-	var err error
 	switch o := obj.(type) {
 	case *localv1.LocalVolume:
-		err = createOrReplace(e.local.LocalV1().LocalVolumes(o.Namespace), o)
+		testutil.CreateOrReplace(e.t, e.local.LocalV1().LocalVolumes(o.Namespace), o)
 	case *localv1alpha1.LocalVolumeSet:
-		err = createOrReplace(e.local.LocalV1alpha1().LocalVolumeSets(o.Namespace), o)
+		testutil.CreateOrReplace(e.t, e.local.LocalV1alpha1().LocalVolumeSets(o.Namespace), o)
 	default:
 		e.t.Fatalf("not an owner: %T", obj)
 	}
-	if err != nil {
-		e.t.Fatal(err)
-	}
-}
-
-// typedClient is the part of a generated typed client that
-// createOrReplace uses.
-type typedClient[T any] interface {
-	Get(ctx context.Context, name string, opts metav1.GetOptions) (T, error)
-	Create(ctx context.Context, obj T, opts metav1.CreateOptions) (T, error)
-	Update(ctx context.Context, obj T, opts metav1.UpdateOptions) (T, error)
-}
-
-// createOrReplace creates obj, or replaces the object of its name if there
-// is one; obj itself is not changed.
-func createOrReplace[T interface {
-	metav1.Object
-	DeepCopyObject() runtime.Object
-}](client typedClient[T], obj T) error {
-	ctx := context.Background()
-	cur, err := client.Get(ctx, obj.GetName(), metav1.GetOptions{})
-	if err != nil {
-		_, err = client.Create(ctx, obj, metav1.CreateOptions{})
-		return err
-	}
-	obj = obj.DeepCopyObject().(T)
-	obj.SetResourceVersion(cur.GetResourceVersion())
-	_, err = client.Update(ctx, obj, metav1.UpdateOptions{})
-	return err
 }
 
 func (e *env) pvs() []corev1.PersistentVolume {
 	e.t.Helper()
-	list, err := e.client.CoreV1().PersistentVolumes().List(context.Background(), metav1.ListOptions{})
+	list, err := e.Client.CoreV1().PersistentVolumes().List(context.Background(), metav1.ListOptions{})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -69,52 +40,31 @@ func (e *env) pvs() []corev1.PersistentVolume {
 }
 
 func (e *env) pv(name string) (*corev1.PersistentVolume, bool) {
-	pv, err := e.client.CoreV1().PersistentVolumes().Get(context.Background(), name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil, false
-	}
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return pv, true
+	e.t.Helper()
+	return testutil.Find(e.t, e.Client.CoreV1().PersistentVolumes(), name)
 }
 
 func (e *env) mustPV(name string) *corev1.PersistentVolume {
 	e.t.Helper()
-	pv, ok := e.pv(name)
-	if !ok {
-		e.t.Fatalf("PV %s not found", name)
-	}
-	return pv
+	return testutil.Get(e.t, e.Client.CoreV1().PersistentVolumes(), name)
 }
 
 // updatePV changes a PV on the API server (status included: PVs have no
 // status subresource rules in the fake).
 func (e *env) updatePV(name string, change func(*corev1.PersistentVolume)) {
 	e.t.Helper()
-	pv := e.mustPV(name)
-	change(pv)
-	if _, err := e.client.CoreV1().PersistentVolumes().Update(context.Background(), pv, metav1.UpdateOptions{}); err != nil {
-		e.t.Fatal(err)
-	}
+	testutil.UpdatePV(e.t, e.Client, name, change)
 }
 
 // release makes a PV Released, as the PV controller does when its claim
 // is deleted.
-func (e *env) release(name string) {
-	e.updatePV(name, func(pv *corev1.PersistentVolume) {
-		pv.Spec.ClaimRef = &corev1.ObjectReference{Kind: "PersistentVolumeClaim", Namespace: "app", Name: "data", UID: "uid-pvc"}
-		pv.Status.Phase = corev1.VolumeReleased
-	})
-}
+func (e *env) release(name string) { e.updatePV(name, released) }
 
 // createPV stores a PV as the agent would have made it, for tests that
 // start from an existing volume.
 func (e *env) createPV(pv *corev1.PersistentVolume) {
 	e.t.Helper()
-	if _, err := e.client.CoreV1().PersistentVolumes().Create(context.Background(), pv, metav1.CreateOptions{}); err != nil {
-		e.t.Fatal(err)
-	}
+	testutil.Create(e.t, e.Client.CoreV1().PersistentVolumes(), pv)
 }
 
 // agentPV is the PV the agent makes for device id (a by-id name) of an
@@ -150,10 +100,8 @@ func (e *env) agentPV(kind, owner, storageClass, kname, id string, mods ...func(
 	return pv
 }
 
-func released(pv *corev1.PersistentVolume) {
-	pv.Spec.ClaimRef = &corev1.ObjectReference{Kind: "PersistentVolumeClaim", Namespace: "app", Name: "data", UID: "uid-pvc"}
-	pv.Status.Phase = corev1.VolumeReleased
-}
+// released is a PV whose claim app/data was deleted.
+var released = testutil.ReleasedFrom("app", "data", "uid-pvc")
 
 func annotated(key, value string) func(*corev1.PersistentVolume) {
 	return func(pv *corev1.PersistentVolume) { pv.Annotations[key] = value }

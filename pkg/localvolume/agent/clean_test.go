@@ -9,27 +9,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 // pvActions lists the patch and delete actions sent for PV name, in order.
 func (e *env) pvActions(name string) []k8stesting.Action {
-	var out []k8stesting.Action
-	for _, a := range e.client.Actions() {
-		if a.GetResource().Resource != "persistentvolumes" {
-			continue
-		}
-		switch x := a.(type) {
-		case k8stesting.PatchAction:
-			if x.GetName() == name {
-				out = append(out, a)
-			}
-		case k8stesting.DeleteAction:
-			if x.GetName() == name {
-				out = append(out, a)
-			}
-		}
-	}
-	return out
+	return testutil.Actions(e.Client.Actions(), testutil.On("persistentvolumes"), testutil.Named(name), testutil.Verb("patch", "delete"))
 }
 
 // waitRecreated waits until the PV name exists with another UID than old:
@@ -117,12 +103,11 @@ func TestReleasedVolumeIsWipedOnceAndDeleted(t *testing.T) {
 	if got := e.metric("volumes_deleted_total"); got != 1 {
 		t.Errorf("volumes_deleted_total = %v, want 1", got)
 	}
-	c := &collector{e: e}
-	if ev := c.withReason(ReasonVolumeWiped); len(ev) != 1 {
+	if ev := e.Events.WithReason(ReasonVolumeWiped); len(ev) != 1 {
 		t.Errorf("VolumeWiped events %q, want 1", ev)
 	}
 	// The owner is alive: the symlink stays and still names the same disk.
-	if got := h.link(testRoot + "/local-sc/wwn-0x1"); got != "/dev/disk/by-id/wwn-0x1" {
+	if got := h.Readlink(testRoot + "/local-sc/wwn-0x1"); got != "/dev/disk/by-id/wwn-0x1" {
 		t.Errorf("symlink -> %q", got)
 	}
 }
@@ -133,7 +118,7 @@ func TestRestartAfterWipedDoesNotWipeAgain(t *testing.T) {
 	h, e := newOneDiskEnv(t)
 	var failDelete atomic.Bool
 	failDelete.Store(true)
-	e.client.PrependReactor("delete", "persistentvolumes", func(k8stesting.Action) (bool, runtime.Object, error) {
+	e.Client.PrependReactor("delete", "persistentvolumes", func(k8stesting.Action) (bool, runtime.Object, error) {
 		if failDelete.Load() {
 			return true, nil, context.DeadlineExceeded
 		}
@@ -223,8 +208,7 @@ func TestDeviceInUseAtWipeTimeIsNotWiped(t *testing.T) {
 	name := old.Name
 	h.mount("/dev/sdb") // a pod still has it
 	e.release(name)
-	c := &collector{e: e}
-	eventually(t, "a refusal", func() bool { return len(c.withReason(ReasonWipeRefused)) > 0 })
+	eventually(t, "a refusal", func() bool { return len(e.Events.WithReason(ReasonWipeRefused)) > 0 })
 	e.nextSync(volumeKey(name)) // a retry of the refused wipe
 	if n := h.wipeCount("/dev/sdb"); n != 0 {
 		t.Fatalf("wiped a mounted device %d times", n)
@@ -236,7 +220,7 @@ func TestDeviceInUseAtWipeTimeIsNotWiped(t *testing.T) {
 	if _, ok := pv.Annotations[AnnotationWipeStarted]; ok {
 		t.Error("wipe-started recorded for a refused wipe")
 	}
-	if ev := c.withReason(ReasonWipeRefused); len(ev) != 1 {
+	if ev := e.Events.WithReason(ReasonWipeRefused); len(ev) != 1 {
 		t.Errorf("WipeRefused events %q, want 1", ev)
 	}
 	if got := e.metric("wipes_total{refused}"); got < 1 {
@@ -304,7 +288,7 @@ func TestRestartAfterFinishedButUnrecordedWipe(t *testing.T) {
 	h, e := newOneDiskEnv(t)
 	var failRecord atomic.Bool
 	failRecord.Store(true)
-	e.client.PrependReactor("patch", "persistentvolumes", func(a k8stesting.Action) (bool, runtime.Object, error) {
+	e.Client.PrependReactor("patch", "persistentvolumes", func(a k8stesting.Action) (bool, runtime.Object, error) {
 		if failRecord.Load() && contains(string(a.(k8stesting.PatchAction).GetPatch()), AnnotationWiped) {
 			return true, nil, context.DeadlineExceeded
 		}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/csi-protect/external-provisioner/pkg/apis/local"
 	localv1 "github.com/csi-protect/external-provisioner/pkg/apis/local/v1"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 // symlinkAtFinalizerRemoval records, for each patch that removes the
@@ -19,15 +21,14 @@ import (
 func (e *env) symlinkAtFinalizerRemoval(path string) func() []bool {
 	var mu sync.Mutex
 	var seen []bool
-	e.client.PrependReactor("patch", "persistentvolumes", func(a k8stesting.Action) (bool, runtime.Object, error) {
+	testutil.BeforeEach(e.Client, func(a k8stesting.Action) {
 		p := string(a.(k8stesting.PatchAction).GetPatch())
 		if strings.Contains(p, `"finalizers"`) && !strings.Contains(p, local.SymlinkDeleterFinalizer) {
 			mu.Lock()
-			seen = append(seen, e.host.exists(path))
+			seen = append(seen, e.host.Exists(path))
 			mu.Unlock()
 		}
-		return false, nil, nil
-	})
+	}, testutil.Verb("patch"), testutil.On("persistentvolumes"))
 	return func() []bool {
 		mu.Lock()
 		defer mu.Unlock()
@@ -54,7 +55,7 @@ func TestDeletingVolumeOfDeletedOwnerLosesSymlinkThenFinalizer(t *testing.T) {
 			removals := e.symlinkAtFinalizerRemoval(path)
 			e.start()
 			eventually(t, "the PV gone", func() bool { _, ok := e.pv(pv.Name); return !ok })
-			if h.exists(path) {
+			if h.Exists(path) {
 				t.Error("the symlink is still there")
 			}
 			// A removal may be retried (a conflict with the agent's own
@@ -79,8 +80,7 @@ func TestDeletingVolumeOfDeletedOwnerLosesSymlinkThenFinalizer(t *testing.T) {
 			if got := e.metric("symlinks_removed_total"); got != 1 {
 				t.Errorf("symlinks_removed_total = %v, want 1", got)
 			}
-			c := &collector{e: e}
-			if ev := c.withReason(ReasonSymlinkRemoved); len(ev) != 1 {
+			if ev := e.Events.WithReason(ReasonSymlinkRemoved); len(ev) != 1 {
 				t.Errorf("SymlinkRemoved events %q, want 1", ev)
 			}
 		})
@@ -100,7 +100,7 @@ func TestDeletingVolumeOfLiveOwnerKeepsSymlink(t *testing.T) {
 	removals := e.symlinkAtFinalizerRemoval(path)
 	e.start()
 	fresh := e.waitRecreated(pv.Name, string(old.UID))
-	if got := h.link(path); got != "/dev/disk/by-id/wwn-0x1" {
+	if got := h.Readlink(path); got != "/dev/disk/by-id/wwn-0x1" {
 		t.Errorf("symlink -> %q, want kept", got)
 	}
 	// A resync from a cache that has not seen the first removal may try
@@ -132,12 +132,12 @@ func TestDeletingBoundVolumeWaits(t *testing.T) {
 	e.start()
 	e.nextSync(volumeKey(pv.Name))
 	got := e.mustPV(pv.Name)
-	if len(got.Finalizers) != 1 || !h.exists(pv.Spec.Local.Path) {
+	if len(got.Finalizers) != 1 || !h.Exists(pv.Spec.Local.Path) {
 		t.Fatalf("bound PV lost its finalizer (%v) or symlink", got.Finalizers)
 	}
 	e.updatePV(pv.Name, func(pv *corev1.PersistentVolume) { pv.Status.Phase = corev1.VolumeReleased })
 	eventually(t, "the PV gone", func() bool { _, ok := e.pv(pv.Name); return !ok })
-	if h.exists(pv.Spec.Local.Path) {
+	if h.Exists(pv.Spec.Local.Path) {
 		t.Error("symlink of a PV whose owner is gone kept")
 	}
 }
@@ -155,15 +155,14 @@ func TestNonSymlinkIsNeverRemoved(t *testing.T) {
 	if err := h.fs.Remove(path); err != nil {
 		t.Fatal(err)
 	}
-	h.file(path, "precious")
+	h.File(path, "precious")
 	e.createPV(pv)
 	e.start()
 	eventually(t, "the PV gone", func() bool { _, ok := e.pv(pv.Name); return !ok })
-	if !h.exists(path) {
+	if !h.Exists(path) {
 		t.Error("a regular file was removed")
 	}
-	c := &collector{e: e}
-	if ev := c.withReason(ReasonSymlinkNotRemoved); len(ev) != 1 {
+	if ev := e.Events.WithReason(ReasonSymlinkNotRemoved); len(ev) != 1 {
 		t.Errorf("SymlinkNotRemoved events %q, want 1", ev)
 	}
 }

@@ -4,13 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 
+	"github.com/csi-protect/external-provisioner/internal/testutil/hosttree"
 	"github.com/csi-protect/external-provisioner/pkg/localvolume/devices"
 )
 
@@ -31,8 +30,8 @@ type disk struct {
 // host is the fake node. lsblk answers from its disk list at each call, so
 // tests can change it while the agent runs.
 type host struct {
+	*hosttree.Tree
 	t     *testing.T
-	root  string
 	fs    devices.RootedFS
 	mu    sync.Mutex
 	disks []disk
@@ -46,32 +45,15 @@ type host struct {
 
 func newHost(t *testing.T, disks ...disk) *host {
 	t.Helper()
-	root := t.TempDir()
-	h := &host{t: t, root: root, fs: devices.RootedFS{Root: root}, busy: map[string]bool{}, wipes: map[string]int{}}
-	h.mkdir("/dev/disk/by-id")
-	h.mkdir(testRoot)
+	tree := hosttree.New(t)
+	h := &host{Tree: tree, t: t, fs: devices.RootedFS{Root: tree.Root}, busy: map[string]bool{}, wipes: map[string]int{}}
+	h.Mkdir("/dev/disk/by-id")
+	h.Mkdir(testRoot)
 	h.writeMounts()
 	for _, d := range disks {
 		h.addDisk(d)
 	}
 	return h
-}
-
-func (h *host) hostPath(p string) string { return filepath.Join(h.root, p) }
-
-func (h *host) mkdir(p string) {
-	h.t.Helper()
-	if err := os.MkdirAll(h.hostPath(p), 0o755); err != nil {
-		h.t.Fatal(err)
-	}
-}
-
-func (h *host) file(p, content string) {
-	h.t.Helper()
-	h.mkdir(filepath.Dir(p))
-	if err := os.WriteFile(h.hostPath(p), []byte(content), 0o644); err != nil {
-		h.t.Fatal(err)
-	}
 }
 
 func (h *host) addDisk(d disk) {
@@ -84,14 +66,9 @@ func (h *host) addDisk(d disk) {
 		d.majMin = fmt.Sprintf("8:%d", 16*(len(h.disks)+1))
 		h.mu.Unlock()
 	}
-	base := filepath.Base(d.kname)
-	h.file(d.kname, "")
-	h.file("/sys/class/block/"+base+"/dev", d.majMin+"\n")
-	h.mkdir("/sys/class/block/" + base + "/holders")
+	h.BlockDevice(d.kname, d.majMin)
 	if d.id != "" {
-		if err := os.Symlink("../../"+base, h.hostPath("/dev/disk/by-id/"+d.id)); err != nil {
-			h.t.Fatal(err)
-		}
+		h.Symlink("/dev/disk/by-id/"+d.id, "../../"+filepath.Base(d.kname))
 	}
 	h.mu.Lock()
 	h.disks = append(h.disks, d)
@@ -131,7 +108,7 @@ func (h *host) writeMounts() {
 	h.mu.Lock()
 	lines := append([]string{"22 1 0:21 / / rw,relatime - overlay overlay rw"}, h.mounts...)
 	h.mu.Unlock()
-	h.file("/proc/self/mountinfo", strings.Join(lines, "\n")+"\n")
+	h.Mountinfo(lines...)
 }
 
 func (h *host) setWipeHook(hook func(ctx context.Context, kname string) error) {
@@ -150,21 +127,6 @@ func (h *host) wipeCount(kname string) int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.wipes[kname]
-}
-
-// link returns the target of a symlink under the fake root, "" if there is
-// none.
-func (h *host) link(p string) string {
-	target, err := os.Readlink(h.hostPath(p))
-	if err != nil {
-		return ""
-	}
-	return target
-}
-
-func (h *host) exists(p string) bool {
-	_, err := os.Lstat(h.hostPath(p))
-	return err == nil
 }
 
 // Run answers lsblk from the disk list and blkid from each disk's fsType.

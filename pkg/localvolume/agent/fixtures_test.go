@@ -1,10 +1,8 @@
 package agent
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,12 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes/fake"
-	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
-	"k8s.io/component-base/metrics"
-	"k8s.io/klog/v2"
-	"k8s.io/klog/v2/ktesting"
 
 	"github.com/csi-protect/external-provisioner/pkg/apis/local"
 	localv1 "github.com/csi-protect/external-provisioner/pkg/apis/local/v1"
@@ -75,16 +68,14 @@ func deletingNow(m metav1.Object) {
 // ---- The environment: a host, an API server, an agent. ----
 
 type env struct {
-	t        *testing.T
-	host     *host
-	client   *fake.Clientset
-	local    *localfake.Clientset
-	recorder *record.FakeRecorder
-	registry metrics.KubeRegistry
-	metrics  *Metrics
-	ctx      context.Context
-	agent    *Agent
-	stop     func()
+	// Env's recorder and registry are those of the agent last started.
+	*testutil.Env
+	t       *testing.T
+	host    *host
+	local   *localfake.Clientset
+	metrics *Metrics
+	agent   *Agent
+	stop    func()
 
 	// syncs are the syncs of each key, by every agent of the env.
 	syncs testutil.Syncs[Key]
@@ -92,18 +83,21 @@ type env struct {
 
 func newEnv(t *testing.T, h *host, nodeLabels map[string]string, objs ...runtime.Object) *env {
 	t.Helper()
-	logger := ktesting.NewLogger(t, ktesting.NewConfig(ktesting.Verbosity(4)))
-	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logger))
-	t.Cleanup(cancel)
 	if nodeLabels == nil {
 		nodeLabels = map[string]string{local.NodeLabel: testHostname}
 	}
-	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: testNode, Labels: nodeLabels}}
 	localClient := localfake.NewSimpleClientset()
 	testutil.ServerSemantics(&localClient.Fake, localClient.Tracker(), testutil.APIServerOptions{
 		StatusSubresources: []string{localv1.LocalVolumesResource.Resource, localv1alpha1.LocalVolumeSetsResource.Resource},
 	})
-	e := &env{t: t, host: h, client: testutil.NewClientset(node), local: localClient, ctx: ctx}
+	e := &env{
+		Env: testutil.NewEnv(t, testutil.EnvOptions{
+			Objects:      testutil.Objects(testutil.NewNode(testNode, testutil.WithLabels(nodeLabels))),
+			LogVerbosity: 4,
+			Timeout:      waitTimeout,
+		}),
+		t: t, host: h, local: localClient,
+	}
 	for _, o := range objs {
 		e.setOwner(o)
 	}
@@ -144,24 +138,24 @@ func (e *env) waitSyncs(key Key, n int) {
 	e.syncs.Wait(e.t, waitTimeout, key, n)
 }
 
-// start runs a new agent over the env's host and API server; the previous
-// one, if any, must have been stopped.
+// start runs a new agent, with a recorder and metrics of its own, over the
+// env's host and API server; the previous one, if any, must have been
+// stopped.
 func (e *env) start() {
 	e.t.Helper()
-	e.recorder = record.NewFakeRecorder(1000)
-	e.registry = metrics.NewKubeRegistry()
+	e.Events = testutil.NewEvents()
 	e.metrics = NewMetrics()
-	e.registry.MustRegister(e.metrics.Registerables()...)
+	e.Registry = testutil.NewRegistry(e.metrics)
 	a, err := New(Options{
 		NodeName:      testNode,
 		SymlinkRoot:   testRoot,
-		Client:        e.client,
+		Client:        e.Client,
 		LocalClient:   e.local,
 		Runner:        e.host,
 		FS:            e.host.fs,
 		Checker:       e.host.checker(),
 		Wiper:         e.host,
-		EventRecorder: e.recorder,
+		EventRecorder: e.Events,
 		Metrics:       e.metrics,
 		RateLimiter:   workqueue.NewTypedItemExponentialFailureRateLimiter[Key](5*time.Millisecond, 50*time.Millisecond),
 		Processed:     e.syncs.Processed,
@@ -172,26 +166,7 @@ func (e *env) start() {
 		e.t.Fatal(err)
 	}
 	e.agent = a
-	ctx, cancel := context.WithCancel(e.ctx)
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
-	stopped := false
-	e.stop = func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				e.t.Errorf("Run: %v", err)
-			}
-		case <-time.After(5 * time.Second):
-			e.t.Error("Run did not return after its context ended")
-		}
-	}
-	e.t.Cleanup(e.stop)
+	e.stop = testutil.Start(e.t, e.Ctx, a.Run)
 }
 
 // restart stops the agent and starts a new one, as after a crash.
@@ -199,26 +174,6 @@ func (e *env) restart() {
 	e.t.Helper()
 	e.stop()
 	e.start()
-}
-
-// events drains the recorded events.
-func (e *env) events() []string { return testutil.Drain(e.recorder.Events) }
-
-// collect keeps every event seen, across calls.
-type collector struct {
-	e   *env
-	all []string
-}
-
-func (c *collector) withReason(reason string) []string {
-	c.all = append(c.all, c.e.events()...)
-	var out []string
-	for _, ev := range c.all {
-		if strings.Contains(ev, " "+reason+" ") {
-			out = append(out, ev)
-		}
-	}
-	return out
 }
 
 // metric returns the value of a local_volume_agent metric; for wipes_total
@@ -231,17 +186,7 @@ func (e *env) metric(name string) float64 {
 		labels = []string{"result", strings.TrimSuffix(name[i+1:], "}")}
 		name = name[:i]
 	}
-	full := "csi_provisioner_local_volume_agent_" + name
-	if labels == nil {
-		return testutil.Metric(e.t, e.registry, full)
-	}
-	// A vector exports no value for a result never counted; its name
-	// must still be one of the agent's.
-	if !slices.ContainsFunc(e.metrics.Registerables(), func(r metrics.Registerable) bool { return r.FQName() == full }) {
-		e.t.Fatalf("no metric %s", full)
-	}
-	v, _ := testutil.MetricValue(e.t, e.registry, full, labels...)
-	return v
+	return e.Registry.Value(e.t, "csi_provisioner_local_volume_agent_"+name, labels...)
 }
 
 // waitTimeout bounds every wait of the agent's tests.

@@ -28,7 +28,7 @@ func TestLocalVolumeDevicePathsBecomeVolumes(t *testing.T) {
 		size      int64
 	}{{"/dev/sdb", "wwn-0x5000c500a0000001", 100 << 30}, {"/dev/sdc", "ata-DISK_C", 200 << 30}} {
 		path := testRoot + "/local-sc/" + want.id
-		if got := h.link(path); got != "/dev/disk/by-id/"+want.id {
+		if got := h.Readlink(path); got != "/dev/disk/by-id/"+want.id {
 			t.Errorf("symlink %s -> %q, want the stable name", path, got)
 		}
 		pv := e.mustPV(PVName(testNode, path))
@@ -74,8 +74,7 @@ func TestLocalVolumeDevicePathsBecomeVolumes(t *testing.T) {
 	if got := e.metric("volumes_created_total"); got != 2 {
 		t.Errorf("volumes_created_total = %v, want 2", got)
 	}
-	c := &collector{e: e}
-	if got := c.withReason(ReasonVolumeCreated); len(got) != 2 {
+	if got := e.Events.WithReason(ReasonVolumeCreated); len(got) != 2 {
 		t.Errorf("VolumeCreated events %q, want 2", got)
 	}
 }
@@ -138,8 +137,7 @@ func TestLocalVolumeSetFilterAndMaxDeviceCount(t *testing.T) {
 		t.Errorf("devices used %v, want /dev/sdc and /dev/sdf", got)
 	}
 	// Not matching the filter is not worth an event.
-	c := &collector{e: e}
-	if ev := c.withReason(ReasonDeviceRejected); len(ev) != 0 {
+	if ev := e.Events.WithReason(ReasonDeviceRejected); len(ev) != 0 {
 		t.Errorf("DeviceRejected events %q, want none", ev)
 	}
 }
@@ -158,11 +156,10 @@ func TestMountedDeviceGetsNoVolumeAndOneEvent(t *testing.T) {
 	if len(pvs) != 1 || pvs[0].Annotations[AnnotationDeviceKernelPath] != "/dev/sdb" {
 		t.Fatalf("PVs %v, want one for /dev/sdb", pvs)
 	}
-	if h.exists(testRoot + "/local-sc/wwn-0x2") {
+	if h.Exists(testRoot + "/local-sc/wwn-0x2") {
 		t.Error("a symlink was made for the mounted device")
 	}
-	c := &collector{e: e}
-	ev := c.withReason(ReasonDeviceRejected)
+	ev := e.Events.WithReason(ReasonDeviceRejected)
 	if len(ev) != 1 || !strings.Contains(ev[0], "/dev/sdc") || !strings.Contains(ev[0], "Mounted") {
 		t.Errorf("DeviceRejected events %q, want one for /dev/sdc, Mounted", ev)
 	}
@@ -173,8 +170,7 @@ func TestDeviceWithFilesystemNeedsForce(t *testing.T) {
 	h := newHost(t, disk{kname: "/dev/sdb", id: "wwn-0x1", fsType: "ext4"})
 	e := newEnv(t, h, nil, newLocalVolume("lv", []string{"/dev/sdb"}))
 	e.start()
-	c := &collector{e: e}
-	eventually(t, "a rejection", func() bool { return len(c.withReason(ReasonDeviceRejected)) == 1 })
+	eventually(t, "a rejection", func() bool { return len(e.Events.WithReason(ReasonDeviceRejected)) == 1 })
 	if n := len(e.pvs()); n != 0 {
 		t.Fatalf("%d PVs, want none", n)
 	}
@@ -214,7 +210,7 @@ func TestNodeNotSelectedGetsNothing(t *testing.T) {
 	if len(pvs) != 1 || pvs[0].Labels[local.OwnerNameLabel] != "mine" {
 		t.Fatalf("PVs %v, want only mine's", pvs)
 	}
-	if h.exists(testRoot + "/local-sc") {
+	if h.Exists(testRoot + "/local-sc") {
 		t.Error("a symlink was made for an owner that does not select this node")
 	}
 }
@@ -230,7 +226,7 @@ func TestOwnerBeingDeletedGetsNoNewVolumes(t *testing.T) {
 	if n := len(e.pvs()); n != 0 {
 		t.Errorf("%d PVs for owners being deleted, want none", n)
 	}
-	if h.exists(testRoot+"/local-sc") || h.exists(testRoot+"/set-sc") {
+	if h.Exists(testRoot+"/local-sc") || h.Exists(testRoot+"/set-sc") {
 		t.Error("a symlink was made for an owner being deleted")
 	}
 }
@@ -244,13 +240,12 @@ func TestDeviceUsedByAnotherOwnerIsNotClaimedTwice(t *testing.T) {
 	e.setOwner(newLocalVolume("second", []string{"/dev/disk/by-id/wwn-0x1"}, func(lv *localv1.LocalVolume) {
 		lv.Spec.StorageClassDevices[0].StorageClassName = "other-sc"
 	}))
-	c := &collector{e: e}
-	eventually(t, "a rejection", func() bool { return len(c.withReason(ReasonDeviceRejected)) == 1 })
+	eventually(t, "a rejection", func() bool { return len(e.Events.WithReason(ReasonDeviceRejected)) == 1 })
 	e.nextSync(ownerKey(KindLocalVolume, testNS, "second"))
 	if n := len(e.pvs()); n != 1 {
 		t.Errorf("%d PVs, want 1", n)
 	}
-	if h.exists(testRoot + "/other-sc/wwn-0x1") {
+	if h.Exists(testRoot + "/other-sc/wwn-0x1") {
 		t.Error("a second symlink to the same disk")
 	}
 }

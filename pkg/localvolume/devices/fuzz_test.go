@@ -70,9 +70,9 @@ func FuzzSelectByPaths(f *testing.F) {
 	}
 	tr := newTree(f)
 	tr.devices(devs)
-	tr.link("/dev/disk/by-id/virtio-data", "../../vdb")
-	tr.link("/dev/disk/by-id/escape", "../../../etc/passwd")
-	tr.file("/etc/passwd", "root:x:0:0")
+	tr.Symlink("/dev/disk/by-id/virtio-data", "../../vdb")
+	tr.Symlink("/dev/disk/by-id/escape", "../../../etc/passwd")
+	tr.File("/etc/passwd", "root:x:0:0")
 	checker := tr.checker(newFakeRunner(), nil)
 	listed := map[string]bool{}
 	for _, d := range devs {

@@ -9,58 +9,23 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil/hosttree"
 )
 
-// tree is a fake host filesystem in a temporary directory, seen through a
-// RootedFS. Device nodes are empty regular files: nothing here needs root.
+// tree is a fake host filesystem, seen through a RootedFS.
 type tree struct {
-	t    testing.TB
-	root string
-	fs   RootedFS
+	*hosttree.Tree
+	t  testing.TB
+	fs RootedFS
 }
 
 func newTree(t testing.TB) *tree {
 	t.Helper()
-	root := t.TempDir()
-	tr := &tree{t: t, root: root, fs: RootedFS{Root: root}}
-	tr.file("/proc/self/mountinfo", "")
+	ht := hosttree.New(t)
+	tr := &tree{Tree: ht, t: t, fs: RootedFS{Root: ht.Root}}
+	tr.File("/proc/self/mountinfo", "")
 	return tr
-}
-
-func (tr *tree) host(p string) string { return filepath.Join(tr.root, p) }
-
-func (tr *tree) mkdir(p string) {
-	tr.t.Helper()
-	if err := os.MkdirAll(tr.host(p), 0o755); err != nil {
-		tr.t.Fatal(err)
-	}
-}
-
-func (tr *tree) file(p, content string) {
-	tr.t.Helper()
-	tr.mkdir(filepath.Dir(p))
-	if err := os.WriteFile(tr.host(p), []byte(content), 0o644); err != nil {
-		tr.t.Fatal(err)
-	}
-}
-
-// link creates p -> target, the target stored verbatim (an absolute target
-// is resolved under the tree's root by RootedFS).
-func (tr *tree) link(p, target string) {
-	tr.t.Helper()
-	tr.mkdir(filepath.Dir(p))
-	if err := os.Symlink(target, tr.host(p)); err != nil {
-		tr.t.Fatal(err)
-	}
-}
-
-// device creates the node of kname and its sysfs entry (dev, empty holders).
-func (tr *tree) device(kname, majMin string) {
-	tr.t.Helper()
-	tr.file(kname, "")
-	base := filepath.Base(kname)
-	tr.file("/sys/class/block/"+base+"/dev", majMin+"\n")
-	tr.mkdir("/sys/class/block/" + base + "/holders")
 }
 
 // devices creates nodes for every device of a list, and /dev/mapper style
@@ -68,21 +33,11 @@ func (tr *tree) device(kname, majMin string) {
 func (tr *tree) devices(devs []Device) {
 	tr.t.Helper()
 	for i, d := range devs {
-		tr.device(d.KName, fmt.Sprintf("%d:%d", 8, i*16))
+		tr.BlockDevice(d.KName, fmt.Sprintf("%d:%d", 8, i*16))
 		if d.Name != d.KName {
-			tr.link(d.Name, "../"+filepath.Base(d.KName))
+			tr.Symlink(d.Name, "../"+filepath.Base(d.KName))
 		}
 	}
-}
-
-func (tr *tree) mountinfo(lines ...string) {
-	tr.t.Helper()
-	tr.file("/proc/self/mountinfo", strings.Join(lines, "\n")+"\n")
-}
-
-func (tr *tree) exists(p string) bool {
-	_, err := os.Lstat(tr.host(p))
-	return err == nil
 }
 
 // fakeRunner answers commands from a table keyed by the full command line.

@@ -38,11 +38,11 @@ func TestParseMountInfo(t *testing.T) {
 
 func TestMountIndex(t *testing.T) {
 	tr := newTree(t)
-	tr.device("/dev/vda2", "252:2")
-	tr.device("/dev/vda3", "252:3")
-	tr.device("/dev/dm-0", "253:0")
-	tr.link("/dev/mapper/data", "../dm-0")
-	tr.device("/dev/sdx", "8:16")
+	tr.BlockDevice("/dev/vda2", "252:2")
+	tr.BlockDevice("/dev/vda3", "252:3")
+	tr.BlockDevice("/dev/dm-0", "253:0")
+	tr.Symlink("/dev/mapper/data", "../dm-0")
+	tr.BlockDevice("/dev/sdx", "8:16")
 	mounts, err := ParseMountInfo([]byte(sampleMountInfo))
 	if err != nil {
 		t.Fatal(err)

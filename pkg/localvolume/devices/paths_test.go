@@ -7,13 +7,13 @@ import (
 
 func TestResolveDevicePath(t *testing.T) {
 	tr := newTree(t)
-	tr.file("/dev/sdb", "")
-	tr.file("/etc/shadow", "")
-	tr.link("/dev/disk/by-id/wwn-0x5000c500a1b2c3d4", "../../sdb")
-	tr.link("/dev/disk/by-id/evil", "/etc/shadow")
-	tr.link("/dev/disk/by-id/evil-rel", "../../../etc/shadow")
-	tr.link("/dev/disk/by-id/up", "../..")
-	tr.link("/var/lib/mydisk", "/dev/sdb")
+	tr.File("/dev/sdb", "")
+	tr.File("/etc/shadow", "")
+	tr.Symlink("/dev/disk/by-id/wwn-0x5000c500a1b2c3d4", "../../sdb")
+	tr.Symlink("/dev/disk/by-id/evil", "/etc/shadow")
+	tr.Symlink("/dev/disk/by-id/evil-rel", "../../../etc/shadow")
+	tr.Symlink("/dev/disk/by-id/up", "../..")
+	tr.Symlink("/var/lib/mydisk", "/dev/sdb")
 
 	tests := []struct {
 		path, want string

@@ -11,16 +11,16 @@ import (
 
 func TestRootedFSResolution(t *testing.T) {
 	tr := newTree(t)
-	tr.file("/dev/sdb", "")
-	tr.link("/dev/disk/by-id/wwn-abs", "/dev/sdb")                   // absolute: resolved under the root
-	tr.link("/dev/disk/by-id/wwn-rel", "../../sdb")                  // relative, as udev makes them
-	tr.link("/dev/disk/by-id/climb", "../../../../../../../dev/sdb") // ".." clamps at the root
-	tr.link("/dev/disk/by-id/chain", "wwn-abs")
-	tr.link("/dev/loop-a", "/dev/loop-b")
-	tr.link("/dev/loop-b", "/dev/loop-a")
-	tr.link("/sys/class/block/sdb", "../../devices/pci0000:00/block/sdb")
-	tr.file("/sys/devices/pci0000:00/block/sdb/dev", "8:16\n")
-	tr.file("/etc/hostname", "host\n")
+	tr.File("/dev/sdb", "")
+	tr.Symlink("/dev/disk/by-id/wwn-abs", "/dev/sdb")                   // absolute: resolved under the root
+	tr.Symlink("/dev/disk/by-id/wwn-rel", "../../sdb")                  // relative, as udev makes them
+	tr.Symlink("/dev/disk/by-id/climb", "../../../../../../../dev/sdb") // ".." clamps at the root
+	tr.Symlink("/dev/disk/by-id/chain", "wwn-abs")
+	tr.Symlink("/dev/loop-a", "/dev/loop-b")
+	tr.Symlink("/dev/loop-b", "/dev/loop-a")
+	tr.Symlink("/sys/class/block/sdb", "../../devices/pci0000:00/block/sdb")
+	tr.File("/sys/devices/pci0000:00/block/sdb/dev", "8:16\n")
+	tr.File("/etc/hostname", "host\n")
 
 	for _, p := range []string{"/dev/sdb", "/dev/disk/by-id/wwn-abs", "/dev/disk/by-id/wwn-rel", "/dev/disk/by-id/climb", "/dev/disk/by-id/chain", "/dev/disk/../sdb"} {
 		got, err := tr.fs.EvalSymlinks(p)
@@ -64,18 +64,18 @@ func TestRootedFSResolution(t *testing.T) {
 
 func TestRootedFSWrites(t *testing.T) {
 	tr := newTree(t)
-	tr.file("/dev/sdb", "")
-	tr.link("/mnt", "/var/mnt") // as on some distributions
+	tr.File("/dev/sdb", "")
+	tr.Symlink("/mnt", "/var/mnt") // as on some distributions
 	if err := tr.fs.MkdirAll("/mnt/local-storage/fast", 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if !tr.exists("/var/mnt/local-storage/fast") {
+	if !tr.Exists("/var/mnt/local-storage/fast") {
 		t.Fatal("MkdirAll did not follow /mnt -> /var/mnt inside the root")
 	}
 	if err := tr.fs.Symlink("/dev/sdb", "/mnt/local-storage/fast/a"); err != nil {
 		t.Fatal(err)
 	}
-	got, err := os.Readlink(tr.host("/var/mnt/local-storage/fast/a"))
+	got, err := os.Readlink(tr.Path("/var/mnt/local-storage/fast/a"))
 	if err != nil || got != "/dev/sdb" {
 		t.Errorf("stored target = %q, %v", got, err)
 	}
@@ -88,18 +88,18 @@ func TestRootedFSWrites(t *testing.T) {
 	if err := tr.fs.Remove("/mnt/local-storage/fast/a"); err != nil {
 		t.Fatal(err)
 	}
-	if !tr.exists("/dev/sdb") || tr.exists("/var/mnt/local-storage/fast/a") {
+	if !tr.Exists("/dev/sdb") || tr.Exists("/var/mnt/local-storage/fast/a") {
 		t.Error("Remove removed the wrong thing")
 	}
 	if err := tr.fs.Remove("/mnt/local-storage/fast/a"); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("second Remove: %v", err)
 	}
 	// Nothing escapes the root, even through an absolute link to "/".
-	tr.link("/escape", "/")
+	tr.Symlink("/escape", "/")
 	if err := tr.fs.MkdirAll("/escape/made-here", 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if !tr.exists("/made-here") {
+	if !tr.Exists("/made-here") {
 		t.Error("MkdirAll through a link to / left the root")
 	}
 	if _, err := os.Stat(filepath.Join(string(filepath.Separator), "made-here")); err == nil {

@@ -73,17 +73,17 @@ func newSafetyNode(t *testing.T) *safetyNode {
 		case "/etc/passwd", "/dev/sdr":
 			continue
 		}
-		tr.device(d.KName, fmt.Sprintf("8:%d", i*16))
+		tr.BlockDevice(d.KName, fmt.Sprintf("8:%d", i*16))
 		if d.Name != d.KName {
-			tr.link(d.Name, "../"+d.KName[len("/dev/"):])
+			tr.Symlink(d.Name, "../"+d.KName[len("/dev/"):])
 		}
 	}
-	tr.file("/etc/passwd", "root:x:0:0")
-	tr.device("/dev/sdd", "65:0") // matched by number alone
-	tr.file("/sys/class/block/sdh/holders/dm-3", "")
-	tr.link("/dev/disk/by-id/wwn-0x5000c500000000b0", "../../sdb")
-	tr.link("/dev/disk/by-uuid/7d3c0a52", "../../sdm")
-	tr.mountinfo(
+	tr.File("/etc/passwd", "root:x:0:0")
+	tr.BlockDevice("/dev/sdd", "65:0") // matched by number alone
+	tr.File("/sys/class/block/sdh/holders/dm-3", "")
+	tr.Symlink("/dev/disk/by-id/wwn-0x5000c500000000b0", "../../sdb")
+	tr.Symlink("/dev/disk/by-uuid/7d3c0a52", "../../sdm")
+	tr.Mountinfo(
 		"24 27 0:6 / /dev rw - devtmpfs devtmpfs rw",
 		"27 1 8:32 / / rw - xfs /dev/sda2 rw",
 		"30 27 8:16 / /boot/efi rw - vfat /dev/sda1 rw",
@@ -210,11 +210,11 @@ func TestSafetyMessages(t *testing.T) {
 func TestSelectPaths(t *testing.T) {
 	n := newSafetyNode(t)
 	tr := n.tr
-	tr.link("/dev/disk/by-id/evil", "/etc/passwd")
-	tr.link("/dev/disk/by-id/evil-rel", "../../../etc/passwd")
-	tr.link("/dev/disk/by-id/up", "../..")
-	tr.file("/dev/shm/not-a-disk", "")
-	tr.link("/var/lib/disk-p", "/dev/sdp")
+	tr.Symlink("/dev/disk/by-id/evil", "/etc/passwd")
+	tr.Symlink("/dev/disk/by-id/evil-rel", "../../../etc/passwd")
+	tr.Symlink("/dev/disk/by-id/up", "../..")
+	tr.File("/dev/shm/not-a-disk", "")
+	tr.Symlink("/var/lib/disk-p", "/dev/sdp")
 	paths := []string{
 		"/dev/sdb",
 		"/dev/disk/by-id/wwn-0x5000c500000000b0", // sdb again
@@ -287,7 +287,7 @@ func TestRecheckBeforeWipe(t *testing.T) {
 	if err != nil || len(sel.Selected) != 1 {
 		t.Fatalf("%+v, %v", sel, err)
 	}
-	n.tr.mountinfo("50 27 0:6 /sdb /var/lib/kubelet/pods/x/volumeDevices/kubernetes.io~local-volume/pv rw - devtmpfs udev rw")
+	n.tr.Mountinfo("50 27 0:6 /sdb /var/lib/kubelet/pods/x/volumeDevices/kubernetes.io~local-volume/pv rw - devtmpfs udev rw")
 	sel, err = c.Select(context.Background(), n.devices, req)
 	if err != nil || len(sel.Rejected) != 1 || sel.Rejected[0].Reason != Mounted {
 		t.Fatalf("%+v, %v", sel, err)
@@ -319,7 +319,7 @@ func TestSelectErrors(t *testing.T) {
 	if _, err := c2.Select(ctx, n.devices, Request{Filter: &Filter{}}); err == nil {
 		t.Error("missing mountinfo accepted")
 	}
-	n.tr.file("/proc/self/mountinfo", "garbage\n")
+	n.tr.File("/proc/self/mountinfo", "garbage\n")
 	if _, err := c.Select(ctx, n.devices, Request{Filter: &Filter{}}); err == nil {
 		t.Error("malformed mountinfo accepted")
 	}

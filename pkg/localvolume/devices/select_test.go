@@ -124,8 +124,8 @@ func TestSelectMaxCount(t *testing.T) {
 	var devs []Device
 	for i, k := range []string{"/dev/sdb", "/dev/sdc", "/dev/sdd", "/dev/sde"} {
 		devs = append(devs, disk(k))
-		tr.device(k, "8:"+string(rune('1'+i)))
-		tr.link("/dev/disk/by-id/wwn-0x"+string(rune('4'-i)), "../../"+k[len("/dev/"):])
+		tr.BlockDevice(k, "8:"+string(rune('1'+i)))
+		tr.Symlink("/dev/disk/by-id/wwn-0x"+string(rune('4'-i)), "../../"+k[len("/dev/"):])
 	}
 	sel, err := tr.checker(newFakeRunner(), nil).Select(context.Background(), devs, Request{Filter: &Filter{MaxCount: 2}})
 	if err != nil {

@@ -8,9 +8,9 @@ import (
 func TestStableName(t *testing.T) {
 	tr := newTree(t)
 	for _, d := range []string{"sdb", "sdb1", "sdc", "sdd", "nvme0n1", "dm-0", "dm-1", "vda", "sde"} {
-		tr.file("/dev/"+d, "")
+		tr.File("/dev/"+d, "")
 	}
-	byID := func(name, target string) { tr.link("/dev/disk/by-id/"+name, target) }
+	byID := func(name, target string) { tr.Symlink("/dev/disk/by-id/"+name, target) }
 	byID("wwn-0x5000c500a1b2c3d4", "../../sdb")
 	byID("scsi-35000c500a1b2c3d4", "../../sdb")
 	byID("ata-ST1000NM0045_ZBS0A1B2", "../../sdb")
@@ -50,8 +50,8 @@ func TestStableName(t *testing.T) {
 		}
 	}
 
-	tr.file("/etc/passwd", "")
-	tr.link("/dev/disk/by-id/evil", "/etc/passwd")
+	tr.File("/etc/passwd", "")
+	tr.Symlink("/dev/disk/by-id/evil", "/etc/passwd")
 	for _, bad := range []string{"/etc/passwd", "/dev/disk/by-id/evil", "sdb"} {
 		if _, err := StableName(tr.fs, bad); !errors.Is(err, ErrNotUnderDev) {
 			t.Errorf("StableName(%s): err = %v, want ErrNotUnderDev", bad, err)
@@ -61,7 +61,7 @@ func TestStableName(t *testing.T) {
 
 func TestStableNameWithoutByID(t *testing.T) {
 	tr := newTree(t)
-	tr.file("/dev/vdb", "")
+	tr.File("/dev/vdb", "")
 	got, err := StableName(tr.fs, "/dev/vdb")
 	if err != nil || got != "/dev/vdb" {
 		t.Errorf("got %q, %v", got, err)

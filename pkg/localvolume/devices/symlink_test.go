@@ -16,10 +16,10 @@ const (
 
 func symlinkTree(t *testing.T) *tree {
 	tr := newTree(t)
-	tr.file("/dev/sdb", "")
-	tr.file("/dev/sdc", "")
-	tr.link(wwnB, "../../sdb")
-	tr.link(wwnC, "../../sdc")
+	tr.File("/dev/sdb", "")
+	tr.File("/dev/sdc", "")
+	tr.Symlink(wwnB, "../../sdb")
+	tr.Symlink(wwnC, "../../sdc")
 	return tr
 }
 
@@ -30,7 +30,7 @@ func TestEnsureSymlinkIdempotent(t *testing.T) {
 			t.Fatalf("call %d: %v", i+1, err)
 		}
 	}
-	got, err := os.Readlink(tr.host(lsRoot + "/fast/wwn-0x5000c500a1b2c3d4"))
+	got, err := os.Readlink(tr.Path(lsRoot + "/fast/wwn-0x5000c500a1b2c3d4"))
 	if err != nil || got != wwnB {
 		t.Errorf("link -> %q, %v; want the by-id path as given", got, err)
 	}
@@ -49,29 +49,29 @@ func TestEnsureSymlinkConflict(t *testing.T) {
 	if !errors.Is(err, ErrSymlinkConflict) || !strings.Contains(err.Error(), wwnB) || !strings.Contains(err.Error(), wwnC) {
 		t.Fatalf("err = %v, want ErrSymlinkConflict naming both targets", err)
 	}
-	if got, _ := os.Readlink(tr.host(lsRoot + "/fast/disk1")); got != wwnB {
+	if got, _ := os.Readlink(tr.Path(lsRoot + "/fast/disk1")); got != wwnB {
 		t.Errorf("link replaced: -> %q", got)
 	}
 }
 
 func TestEnsureSymlinkNeverReplacesOthers(t *testing.T) {
 	tr := symlinkTree(t)
-	tr.file(lsRoot+"/fast/file", "data")
-	tr.mkdir(lsRoot + "/fast/dir")
+	tr.File(lsRoot+"/fast/file", "data")
+	tr.Mkdir(lsRoot + "/fast/dir")
 	for _, name := range []string{"file", "dir"} {
 		if err := EnsureSymlink(tr.fs, lsRoot, "fast", name, wwnB); !errors.Is(err, ErrNotSymlink) {
 			t.Errorf("%s: err = %v, want ErrNotSymlink", name, err)
 		}
 	}
-	if b, _ := os.ReadFile(tr.host(lsRoot + "/fast/file")); string(b) != "data" {
+	if b, _ := os.ReadFile(tr.Path(lsRoot + "/fast/file")); string(b) != "data" {
 		t.Error("regular file changed")
 	}
 }
 
 func TestEnsureSymlinkRefusals(t *testing.T) {
 	tr := symlinkTree(t)
-	tr.file("/etc/passwd", "root:x:0:0")
-	tr.link("/dev/disk/by-id/evil", "/etc/passwd")
+	tr.File("/etc/passwd", "root:x:0:0")
+	tr.Symlink("/dev/disk/by-id/evil", "/etc/passwd")
 	tests := []struct {
 		name                   string
 		root, sc, link, target string
@@ -98,7 +98,7 @@ func TestEnsureSymlinkRefusals(t *testing.T) {
 			}
 		})
 	}
-	if tr.exists(lsRoot) {
+	if tr.Exists(lsRoot) {
 		t.Error("a refused call created the root")
 	}
 	if err := EnsureSymlink(tr.fs, lsRoot, "fast", "x", "/dev/missing"); err == nil {
@@ -109,17 +109,17 @@ func TestEnsureSymlinkRefusals(t *testing.T) {
 // A storage class folder replaced by a symlink must not receive links.
 func TestEnsureSymlinkFolderEscape(t *testing.T) {
 	tr := symlinkTree(t)
-	tr.mkdir("/etc")
-	tr.link(lsRoot+"/fast", "/etc")
-	tr.link(lsRoot+"/dangling", "/etc/new-dir")
-	tr.mkdir(lsRoot + "/real")
-	tr.link(lsRoot+"/inside", lsRoot+"/real") // even inside the root: not its own folder
+	tr.Mkdir("/etc")
+	tr.Symlink(lsRoot+"/fast", "/etc")
+	tr.Symlink(lsRoot+"/dangling", "/etc/new-dir")
+	tr.Mkdir(lsRoot + "/real")
+	tr.Symlink(lsRoot+"/inside", lsRoot+"/real") // even inside the root: not its own folder
 	for _, sc := range []string{"fast", "dangling", "inside"} {
 		if err := EnsureSymlink(tr.fs, lsRoot, sc, "disk1", wwnB); !errors.Is(err, ErrRootEscape) {
 			t.Errorf("%s: err = %v, want ErrRootEscape", sc, err)
 		}
 	}
-	if tr.exists("/etc/disk1") || tr.exists("/etc/new-dir") || tr.exists(lsRoot+"/real/disk1") {
+	if tr.Exists("/etc/disk1") || tr.Exists("/etc/new-dir") || tr.Exists(lsRoot+"/real/disk1") {
 		t.Error("something was created through an escaping folder")
 	}
 }
@@ -127,11 +127,11 @@ func TestEnsureSymlinkFolderEscape(t *testing.T) {
 // The root itself may be a symlink (/mnt -> /var/mnt).
 func TestEnsureSymlinkRootIsSymlink(t *testing.T) {
 	tr := symlinkTree(t)
-	tr.link("/mnt", "/var/mnt")
+	tr.Symlink("/mnt", "/var/mnt")
 	if err := EnsureSymlink(tr.fs, lsRoot, "fast", "disk1", wwnB); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := os.Readlink(tr.host("/var/mnt/local-storage/fast/disk1")); got != wwnB {
+	if got, _ := os.Readlink(tr.Path("/var/mnt/local-storage/fast/disk1")); got != wwnB {
 		t.Errorf("link -> %q", got)
 	}
 }
@@ -146,7 +146,7 @@ func TestRemoveSymlink(t *testing.T) {
 			t.Fatalf("call %d: %v", i+1, err)
 		}
 	}
-	if tr.exists(lsRoot+"/fast/disk1") || !tr.exists("/dev/sdb") {
+	if tr.Exists(lsRoot+"/fast/disk1") || !tr.Exists("/dev/sdb") {
 		t.Error("wrong thing removed")
 	}
 	// No folder, no root: nothing to do.
@@ -160,31 +160,31 @@ func TestRemoveSymlink(t *testing.T) {
 
 func TestRemoveSymlinkOnlyRemovesSymlinks(t *testing.T) {
 	tr := symlinkTree(t)
-	tr.file(lsRoot+"/fast/file", "data")
-	tr.mkdir(lsRoot + "/fast/dir")
+	tr.File(lsRoot+"/fast/file", "data")
+	tr.Mkdir(lsRoot + "/fast/dir")
 	for _, name := range []string{"file", "dir"} {
 		if err := RemoveSymlink(tr.fs, lsRoot, "fast", name); !errors.Is(err, ErrNotSymlink) {
 			t.Errorf("%s: err = %v, want ErrNotSymlink", name, err)
 		}
-		if !tr.exists(lsRoot + "/fast/" + name) {
+		if !tr.Exists(lsRoot + "/fast/" + name) {
 			t.Errorf("%s removed", name)
 		}
 	}
 	// A dangling symlink is still a symlink.
-	tr.link(lsRoot+"/fast/gone", "/dev/disk/by-id/wwn-gone")
-	if err := RemoveSymlink(tr.fs, lsRoot, "fast", "gone"); err != nil || tr.exists(lsRoot+"/fast/gone") {
+	tr.Symlink(lsRoot+"/fast/gone", "/dev/disk/by-id/wwn-gone")
+	if err := RemoveSymlink(tr.fs, lsRoot, "fast", "gone"); err != nil || tr.Exists(lsRoot+"/fast/gone") {
 		t.Errorf("dangling: %v", err)
 	}
 }
 
 func TestRemoveSymlinkRefusals(t *testing.T) {
 	tr := symlinkTree(t)
-	tr.link("/etc/disk1", "/dev/sdb") // a symlink outside the root
-	tr.link(lsRoot+"/fast", "/etc")
+	tr.Symlink("/etc/disk1", "/dev/sdb") // a symlink outside the root
+	tr.Symlink(lsRoot+"/fast", "/etc")
 	if err := RemoveSymlink(tr.fs, lsRoot, "fast", "disk1"); !errors.Is(err, ErrRootEscape) {
 		t.Errorf("err = %v, want ErrRootEscape", err)
 	}
-	if !tr.exists("/etc/disk1") {
+	if !tr.Exists("/etc/disk1") {
 		t.Error("removed a link outside the root")
 	}
 	for _, tc := range []struct{ sc, name string }{{"..", "disk1"}, {"fast", "../x"}, {"a/b", "x"}, {"fast", ""}} {

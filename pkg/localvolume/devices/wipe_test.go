@@ -10,10 +10,10 @@ import (
 
 func wipeTree(t *testing.T) *tree {
 	tr := newTree(t)
-	tr.file("/dev/sdb", "")
-	tr.link(wwnB, "../../sdb")
-	tr.file("/etc/passwd", "")
-	tr.link("/dev/disk/by-id/evil", "/etc/passwd")
+	tr.File("/dev/sdb", "")
+	tr.Symlink(wwnB, "../../sdb")
+	tr.File("/etc/passwd", "")
+	tr.Symlink("/dev/disk/by-id/evil", "/etc/passwd")
 	return tr
 }
 
