@@ -5,6 +5,7 @@
 // test through hack/test-monitoring.sh, check those files against each
 // other and against README.md; hack/update-monitoring.sh writes them.
 //
-// It is part of the hack/monitoring-tools module, with promtool, so that
-// Prometheus itself never enters the sidecar's go.mod or vendor/.
+// It is part of the hack/monitoring-tools module, whose go.mod also pins
+// promtool's version, so that Prometheus itself never enters the sidecar's
+// go.mod or vendor/.
 package monitoring
