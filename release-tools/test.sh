@@ -14,4 +14,4 @@ go test -mod=vendor -trimpath -race -count=1 ./...
 echo "--- deploy/monitoring"
 hack/test-monitoring.sh
 echo "--- csi-sanity on the mock driver"
-go test -mod=vendor -trimpath -count=1 -run 'TestSanity' -v ./pkg/mockdriver/ | grep -E '^(=== RUN|--- |PASS|FAIL|ok|csi-sanity)' 
+go test -mod=vendor -trimpath -count=1 -run 'TestSanity' -v ./internal/mockdriver/ | grep -E '^(=== RUN|--- |PASS|FAIL|ok|csi-sanity)' 

@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/csi-protect/external-provisioner/pkg/mockdriver"
+	"github.com/csi-protect/external-provisioner/internal/mockdriver"
 	"k8s.io/klog/v2"
 )
 

@@ -12,8 +12,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/csi-protect/external-provisioner/internal/mockdriver"
 	"github.com/csi-protect/external-provisioner/internal/testutil/commandlines"
-	"github.com/csi-protect/external-provisioner/pkg/mockdriver"
 	"github.com/csi-protect/external-provisioner/test/e2e/framework"
 )
 

@@ -6,6 +6,7 @@
 // other and against the runbooks in docs/observing.md;
 // hack/update-monitoring.sh writes them.
 //
-// It is part of the hack/monitoring-tools module, with promtool, so that
-// Prometheus itself never enters the sidecar's go.mod or vendor/.
+// It is part of the hack/monitoring-tools module, whose go.mod also pins
+// promtool's version, so that Prometheus itself never enters the sidecar's
+// go.mod or vendor/.
 package monitoring

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/csi-protect/external-provisioner/pkg/mockdriver"
+	"github.com/csi-protect/external-provisioner/internal/mockdriver"
 	"github.com/csi-protect/external-provisioner/test/e2e/framework"
 )
 

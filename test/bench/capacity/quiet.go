@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/csi-protect/external-provisioner/pkg/mockdriver"
+	"github.com/csi-protect/external-provisioner/internal/mockdriver"
 )
 
 // quietWindow is how long the quiet phase watches a new sidecar: its

@@ -14,7 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/csi-protect/external-provisioner/pkg/mockdriver"
+	"github.com/csi-protect/external-provisioner/internal/mockdriver"
 	"github.com/csi-protect/external-provisioner/test/e2e/framework"
 )
 

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/csi-protect/external-provisioner/pkg/mockdriver"
+	"github.com/csi-protect/external-provisioner/internal/mockdriver"
 )
 
 // DriverOptions configures the mock CSI driver process (cmd/mock-csi-driver).
@@ -228,7 +228,7 @@ type DriverState struct {
 // ReadDriverState reads a mock driver's state file from another process. The
 // driver replaces the file atomically, so a read never sees a half-written
 // state. A missing file is an empty state. The field names are the driver's
-// file format (pkg/mockdriver/state.go); mockdriver.ReadVolumes covers the
+// file format (internal/mockdriver/state.go); mockdriver.ReadVolumes covers the
 // volumes only.
 func ReadDriverState(path string) (*DriverState, error) {
 	data, err := os.ReadFile(path)

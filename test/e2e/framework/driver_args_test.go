@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/csi-protect/external-provisioner/pkg/mockdriver"
+	"github.com/csi-protect/external-provisioner/internal/mockdriver"
 )
 
 func TestDriverArgsThrottleTheBackendOnlyWhenAsked(t *testing.T) {

@@ -18,7 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2/ktesting"
 
-	"github.com/csi-protect/external-provisioner/pkg/mockdriver"
+	"github.com/csi-protect/external-provisioner/internal/mockdriver"
 )
 
 // A stack with Nodes runs one driver per node, each with its own node id,
