@@ -1,21 +1,17 @@
 package claimconditions
 
 import (
-	"context"
 	"testing"
 	"time"
 
 	"google.golang.org/grpc/codes"
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/driverscope"
 	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
-
-const waitTimeout = 10 * time.Second
 
 // The running controller hears of every change, from the claim, the call
 // tracker and the driver errors, and walks a claim through its states with
@@ -29,7 +25,7 @@ func TestRunningControllerWalksAClaimThroughItsStates(t *testing.T) {
 	expect := func(what, reason string) {
 		t.Helper()
 		writes++
-		testutil.Eventually(t, waitTimeout, what, func() bool { return e.reason(t, "db") == reason })
+		e.Eventually(t, what, func() bool { return e.reason(t, "db") == reason })
 		if n := e.statusPatches(); n != writes {
 			t.Fatalf("%s: %d writes, want %d: one per change", what, n, writes)
 		}
@@ -37,7 +33,7 @@ func TestRunningControllerWalksAClaimThroughItsStates(t *testing.T) {
 
 	expect("WaitingForFirstConsumer", ReasonWaitingForFirstConsumer)
 
-	e.update(t, "db", func(c *v1.PersistentVolumeClaim) {
+	testutil.Update(t, e.api(), "db", func(c *v1.PersistentVolumeClaim) {
 		c.Annotations = map[string]string{provisionstate.AnnSelectedNode: "node-1"}
 	})
 	e.calls.Begin(uid)
@@ -73,18 +69,18 @@ func TestRunningControllerWalksAClaimThroughItsStates(t *testing.T) {
 // A claim deleted while its CreateVolume runs says so, and its driver
 // error is forgotten once it is gone.
 func TestDeletedClaimIsReportedThenForgotten(t *testing.T) {
-	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{withFinalizer(newClaim("db", "fast"))}})
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{newClaim("db", "fast", withFinalizer)}})
 	e.run(t)
 	uid := e.claim(t, "db").UID
 	e.errs.Record(uid, provisionstate.DriverError{Code: codes.Unavailable, Message: "busy"})
-	testutil.Eventually(t, waitTimeout, "DriverError", func() bool { return e.reason(t, "db") == ReasonDriverError })
+	e.Eventually(t, "DriverError", func() bool { return e.reason(t, "db") == ReasonDriverError })
 	e.calls.Begin(uid)
-	e.deleteClaim(t, "db")
-	testutil.Eventually(t, waitTimeout, "DeletionProtected", func() bool { return e.reason(t, "db") == ReasonDeletionProtected })
+	testutil.Delete(t, e.api(), "db")
+	e.Eventually(t, "DeletionProtected", func() bool { return e.reason(t, "db") == ReasonDeletionProtected })
 
 	e.calls.End(uid, provisionstate.Final)
-	e.update(t, "db", func(c *v1.PersistentVolumeClaim) { c.Finalizers = nil })
-	testutil.Eventually(t, waitTimeout, "the deleted claim's driver error to be forgotten", func() bool {
+	testutil.Update(t, e.api(), "db", func(c *v1.PersistentVolumeClaim) { c.Finalizers = nil })
+	e.Eventually(t, "the deleted claim's driver error to be forgotten", func() bool {
 		_, ok := e.errs.Last(uid)
 		return !ok
 	})
@@ -119,9 +115,7 @@ func TestOnlyClaimsOfThisSidecarAreReported(t *testing.T) {
 func TestClaimIsReportedOnceItsClassExists(t *testing.T) {
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{newClaim("db", "late")}})
 	e.run(t)
-	e.syncs.Wait(t, waitTimeout, keyOf("db"), 1)
-	if _, err := e.client.StorageV1().StorageClasses().Create(context.Background(), newClass("late", storagev1.VolumeBindingWaitForFirstConsumer), metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	testutil.Eventually(t, waitTimeout, "WaitingForFirstConsumer", func() bool { return e.reason(t, "db") == ReasonWaitingForFirstConsumer })
+	e.syncs.Wait(t, e.Timeout, keyOf("db"), 1)
+	testutil.Create(t, e.Client.StorageV1().StorageClasses(), newClass("late", storagev1.VolumeBindingWaitForFirstConsumer))
+	e.Eventually(t, "WaitingForFirstConsumer", func() bool { return e.reason(t, "db") == ReasonWaitingForFirstConsumer })
 }

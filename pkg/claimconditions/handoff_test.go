@@ -8,9 +8,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/apimachinery/pkg/runtime"
-	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/driverscope"
 )
 
@@ -19,12 +18,12 @@ import (
 // and nothing else of the claim's status changes; claims of other drivers
 // keep theirs.
 func TestHandOffRemovesTheConditionFromTheClaimsOfThisDriverOnly(t *testing.T) {
-	pending := withCondition(newClaim("db", "fast"), ReasonProvisioning, msgProvisioning)
+	pending := newClaim("db", "fast", withCondition(ReasonProvisioning, msgProvisioning))
 	pending.Status.Conditions = append(pending.Status.Conditions, v1.PersistentVolumeClaimCondition{Type: v1.PersistentVolumeClaimResizing, Status: v1.ConditionTrue})
-	bound := withCondition(newClaim("logs", "fast"), ReasonDriverError, "...")
+	bound := newClaim("logs", "fast", withCondition(ReasonDriverError, "..."))
 	bound.Status.Phase = v1.ClaimBound
 	bound.Status.Capacity = v1.ResourceList{v1.ResourceStorage: resource.MustParse("1Gi")}
-	other := withCondition(newClaim("cache", "other"), ReasonProvisioning, msgProvisioning)
+	other := newClaim("cache", "other", withCondition(ReasonProvisioning, msgProvisioning))
 	other.Annotations = map[string]string{driverscope.AnnStorageProvisioner: "other.example.com"}
 	plain := newClaim("plain", "fast")
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{pending, bound, other, plain}, trim: true})
@@ -52,7 +51,7 @@ func TestHandOffRemovesTheConditionFromTheClaimsOfThisDriverOnly(t *testing.T) {
 }
 
 func TestHandOffStopsWhenItsTimeIsUp(t *testing.T) {
-	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{withCondition(newClaim("db", "fast"), ReasonProvisioning, msgProvisioning)}})
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{newClaim("db", "fast", withCondition(ReasonProvisioning, msgProvisioning))}})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if removed := e.ctrl.HandOff(ctx); removed != 0 || e.statusPatches() != 0 {
@@ -63,15 +62,9 @@ func TestHandOffStopsWhenItsTimeIsUp(t *testing.T) {
 // Claim protection's hand-off writes the same claims meanwhile: a removal
 // that conflicts reads the claim again and is made on the fresh copy.
 func TestHandOffRemovesTheConditionAfterAConflict(t *testing.T) {
-	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{withCondition(newClaim("db", "fast"), ReasonProvisioning, msgProvisioning)}})
-	conflicts := 0
-	e.client.PrependReactor("patch", "persistentvolumeclaims", func(k8stesting.Action) (bool, runtime.Object, error) {
-		if conflicts > 0 {
-			return false, nil, nil
-		}
-		conflicts++
-		return true, nil, apierrors.NewConflict(v1.Resource("persistentvolumeclaims"), "db", errors.New("the object has been modified"))
-	})
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{newClaim("db", "fast", withCondition(ReasonProvisioning, msgProvisioning))}})
+	testutil.FailNext(e.Client, 1, apierrors.NewConflict(v1.Resource("persistentvolumeclaims"), "db", errors.New("the object has been modified")),
+		testutil.Verb("patch"), testutil.On("persistentvolumeclaims"))
 	if removed := e.ctrl.HandOff(context.Background()); removed != 1 {
 		t.Errorf("removed %d after a conflict; want 1", removed)
 	}

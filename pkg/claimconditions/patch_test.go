@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/diff"
 
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
@@ -66,7 +67,7 @@ func TestWritesLeaveEverythingElseAsItIs(t *testing.T) {
 	e.mustSync(t, "db")
 	check("setting WaitingForFirstConsumer", ReasonWaitingForFirstConsumer)
 
-	e.update(t, "db", func(c *v1.PersistentVolumeClaim) { c.Annotations[provisionstate.AnnSelectedNode] = "node-1" })
+	testutil.Update(t, e.api(), "db", func(c *v1.PersistentVolumeClaim) { c.Annotations[provisionstate.AnnSelectedNode] = "node-1" })
 	original = e.claim(t, "db")
 	e.calls.Begin(uid)
 	e.mustSync(t, "db")
@@ -79,12 +80,12 @@ func TestWritesLeaveEverythingElseAsItIs(t *testing.T) {
 
 	// The scheduler tries another node: the claim waits again, then
 	// nothing is known.
-	e.update(t, "db", func(c *v1.PersistentVolumeClaim) { delete(c.Annotations, provisionstate.AnnSelectedNode) })
+	testutil.Update(t, e.api(), "db", func(c *v1.PersistentVolumeClaim) { delete(c.Annotations, provisionstate.AnnSelectedNode) })
 	original = e.claim(t, "db")
 	e.errs.Forget(uid)
 	e.mustSync(t, "db")
 	check("back to WaitingForFirstConsumer", ReasonWaitingForFirstConsumer)
-	e.update(t, "db", func(c *v1.PersistentVolumeClaim) { c.Annotations[provisionstate.AnnSelectedNode] = "node-2" })
+	testutil.Update(t, e.api(), "db", func(c *v1.PersistentVolumeClaim) { c.Annotations[provisionstate.AnnSelectedNode] = "node-2" })
 	original = e.claim(t, "db")
 	e.mustSync(t, "db")
 	check("clearing it", "")

@@ -54,11 +54,11 @@ func TestEachStateFromItsFacts(t *testing.T) {
 			`The driver refused CreateVolume as infeasible; retries are delayed until 2026-01-02T03:09:05Z: rpc error: code = InvalidArgument desc = unknown pool "gold" in parameter pool`},
 	}, {
 		name:  "deleted while provisioning protection holds it",
-		facts: deleting(facts{claim: withFinalizer(newClaim("db", "fast")), call: provisionstate.Calling}),
+		facts: deleting(facts{claim: newClaim("db", "fast", withFinalizer), call: provisionstate.Calling}),
 		want:  State{ReasonDeletionProtected, "Deletion waits: a CreateVolume for this claim may still be running; its volume will be deleted first"},
 	}, {
 		name:  "deleted without a hold of ours",
-		facts: deleting(facts{claim: withCondition(newClaim("db", "fast"), ReasonProvisioning, msgProvisioning)}),
+		facts: deleting(facts{claim: newClaim("db", "fast", withCondition(ReasonProvisioning, msgProvisioning))}),
 		want:  State{},
 	}, {
 		name:  "an Immediate claim nothing is known of yet",
@@ -77,7 +77,7 @@ func TestEachStateFromItsFacts(t *testing.T) {
 // whatever else is known of it.
 func TestBoundClaimsCarryNothing(t *testing.T) {
 	for _, phase := range []v1.PersistentVolumeClaimPhase{v1.ClaimBound, v1.ClaimLost} {
-		claim := withCondition(newClaim("db", "fast"), ReasonProvisioning, msgProvisioning)
+		claim := newClaim("db", "fast", withCondition(ReasonProvisioning, msgProvisioning))
 		claim.Status.Phase = phase
 		claim.Spec.VolumeName = "pvc-1"
 		f := facts{claim: claim, carried: conditionOf(claim), call: provisionstate.Created, hasErr: true,
@@ -92,10 +92,10 @@ func TestBoundClaimsCarryNothing(t *testing.T) {
 // of an infeasible hold before its retry's answer, a restarted process
 // that knows nothing, a claim the binder is binding.
 func TestStatesThatStand(t *testing.T) {
-	refused := withCondition(newClaim("db", "fast"), ReasonDriverError, "CreateVolume failed, retrying with back-off: rpc error: code = Unavailable desc = busy")
-	infeasible := withCondition(newClaim("db", "fast"), ReasonInfeasibleRetryDelayed, "The driver refused CreateVolume as infeasible; retries are delayed until 2026-01-02T03:09:05Z")
-	provisioning := withCondition(newClaim("db", "fast"), ReasonProvisioning, msgProvisioning)
-	binding := withCondition(newClaim("db", "fast"), ReasonProvisioning, msgProvisioning)
+	refused := newClaim("db", "fast", withCondition(ReasonDriverError, "CreateVolume failed, retrying with back-off: rpc error: code = Unavailable desc = busy"))
+	infeasible := newClaim("db", "fast", withCondition(ReasonInfeasibleRetryDelayed, "The driver refused CreateVolume as infeasible; retries are delayed until 2026-01-02T03:09:05Z"))
+	provisioning := newClaim("db", "fast", withCondition(ReasonProvisioning, msgProvisioning))
+	binding := newClaim("db", "fast", withCondition(ReasonProvisioning, msgProvisioning))
 	binding.Spec.VolumeName = "pvc-1"
 	badPool := provisionstate.DriverError{Code: codes.InvalidArgument, Message: "unknown pool"}
 	for _, tc := range []struct {
@@ -123,11 +123,11 @@ func TestStatesThatStand(t *testing.T) {
 // The transitions that must write.
 func TestStatesThatChange(t *testing.T) {
 	wffc := newClass("local", storagev1.VolumeBindingWaitForFirstConsumer)
-	waiting := withCondition(newClaim("db", "local"), ReasonWaitingForFirstConsumer, "Waiting ...")
+	waiting := newClaim("db", "local", withCondition(ReasonWaitingForFirstConsumer, "Waiting ..."))
 	scheduled := waiting.DeepCopy()
 	scheduled.Annotations = map[string]string{provisionstate.AnnSelectedNode: "node-1"}
-	provisioning := withCondition(newClaim("db", "fast"), ReasonProvisioning, msgProvisioning)
-	refused := withCondition(newClaim("db", "fast"), ReasonDriverError, "CreateVolume failed, retrying with back-off: rpc error: code = Unavailable desc = busy")
+	provisioning := newClaim("db", "fast", withCondition(ReasonProvisioning, msgProvisioning))
+	refused := newClaim("db", "fast", withCondition(ReasonDriverError, "CreateVolume failed, retrying with back-off: rpc error: code = Unavailable desc = busy"))
 	for _, tc := range []struct {
 		name  string
 		facts facts
@@ -140,7 +140,7 @@ func TestStatesThatChange(t *testing.T) {
 		{"a retry is refused as infeasible", facts{claim: refused, call: provisionstate.Final, hasErr: true,
 			lastErr: provisionstate.DriverError{Code: codes.InvalidArgument, Message: "bad"}, held: true, heldUntil: holdEnd}, ReasonInfeasibleRetryDelayed},
 		{"the infeasible hold ended and the retry was refused otherwise", facts{
-			claim: withCondition(newClaim("db", "fast"), ReasonInfeasibleRetryDelayed, "..."), call: provisionstate.Final, hasErr: true,
+			claim: newClaim("db", "fast", withCondition(ReasonInfeasibleRetryDelayed, "...")), call: provisionstate.Final, hasErr: true,
 			lastErr: provisionstate.DriverError{Code: codes.Unavailable, Message: "busy"}}, ReasonDriverError},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -163,9 +163,4 @@ func TestLongDriverMessagesAreCut(t *testing.T) {
 	if len(msg) > maxDriverMessage+200 || !strings.HasSuffix(msg, "é...") {
 		t.Errorf("message of %d bytes ending %q", len(msg), msg[len(msg)-8:])
 	}
-}
-
-func withFinalizer(c *v1.PersistentVolumeClaim) *v1.PersistentVolumeClaim {
-	c.Finalizers = append(c.Finalizers, provisionstate.ProvisioningProtectionFinalizer)
-	return c
 }

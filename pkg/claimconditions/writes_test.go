@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
@@ -113,9 +114,9 @@ func TestLastingStatesAreWrittenAfterTheSettleTime(t *testing.T) {
 // removal (so that the two writes never conflict), and at once when there
 // is none; the grace only bounds the wait.
 func TestClearedOnceBound(t *testing.T) {
-	protected := withFinalizer(withCondition(newClaim("db", "fast"), ReasonProvisioning, msgProvisioning))
-	plain := withCondition(newClaim("logs", "fast"), ReasonDriverError, "...")
-	stuck := withFinalizer(withCondition(newClaim("cache", "fast"), ReasonProvisioning, msgProvisioning))
+	protected := newClaim("db", "fast", withCondition(ReasonProvisioning, msgProvisioning), withFinalizer)
+	plain := newClaim("logs", "fast", withCondition(ReasonDriverError, "..."))
+	stuck := newClaim("cache", "fast", withCondition(ReasonProvisioning, msgProvisioning), withFinalizer)
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{protected, plain, stuck}, settle: settle})
 	for _, name := range []string{"db", "logs", "cache"} {
 		e.bind(t, name)
@@ -124,7 +125,7 @@ func TestClearedOnceBound(t *testing.T) {
 	if res := e.mustSync(t, "db"); res.RequeueAfter != DefaultBoundGrace || e.statusPatches() != 0 {
 		t.Fatalf("requeue %v after %d writes: the removal must wait for the finalizer's", res.RequeueAfter, e.statusPatches())
 	}
-	e.update(t, "db", func(c *v1.PersistentVolumeClaim) { c.Finalizers = nil })
+	testutil.Update(t, e.api(), "db", func(c *v1.PersistentVolumeClaim) { c.Finalizers = nil })
 	e.mustSync(t, "db")
 	if c := e.condition(t, "db"); c != nil {
 		t.Errorf("Bound claim keeps %+v", c)
@@ -195,11 +196,11 @@ func TestTransitionTimeFollowsTheReason(t *testing.T) {
 
 // A claim deleted while a CreateVolume may run says why it stays.
 func TestDeletionProtectedSaysWhy(t *testing.T) {
-	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{withFinalizer(newClaim("db", "fast"))}})
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{newClaim("db", "fast", withFinalizer)}})
 	uid := e.claim(t, "db").UID
 	e.calls.Begin(uid)
 	e.mustSync(t, "db")
-	e.deleteClaim(t, "db")
+	testutil.Delete(t, e.api(), "db")
 	e.mustSync(t, "db")
 	c := e.condition(t, "db")
 	if c == nil || c.Reason != ReasonDeletionProtected || c.Message != msgDeletionProtected {
@@ -211,7 +212,7 @@ func TestDeletionProtectedSaysWhy(t *testing.T) {
 func TestRefusedWriteNamesTheManifest(t *testing.T) {
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{newClaim("db", "fast")}})
 	e.errs.Record(e.claim(t, "db").UID, provisionstate.DriverError{Code: codes.Internal})
-	e.failNextStatusPatch(apierrors.NewForbidden(schema.GroupResource{Resource: "persistentvolumeclaims"}, "db", nil))
+	testutil.FailNext(e.Client, 1, apierrors.NewForbidden(schema.GroupResource{Resource: "persistentvolumeclaims"}, "db", nil), statusPatch...)
 	_, err := e.sync(t, "db")
 	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "rbac-claim-conditions.yaml") {
 		t.Errorf("err = %v, want a refusal naming the manifest", err)
