@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
@@ -22,7 +23,7 @@ import (
 // one whose PV exists but is not bound yet (cache reads only, no write),
 // and one that is Bound (the finalizer write).
 func BenchmarkProtectionSync(b *testing.B) {
-	waiting := newClaim("db", "uid-db", pvcProtection, provisionstate.ProvisioningProtectionFinalizer)
+	waiting := newClaim("db", pvcProtection, provisionstate.ProvisioningProtectionFinalizer)
 	waiting.ResourceVersion = "7"
 	bound := waiting.DeepCopy()
 	bound.Spec.VolumeName = "pvc-uid-db"
@@ -87,12 +88,8 @@ func newBenchController(b *testing.B, claim *v1.PersistentVolumeClaim, pv *v1.Pe
 		b.Fatal(err)
 	}
 	b.Cleanup(ctrl.loop.ShutDown)
-	if err := claims.Informer().GetIndexer().Add(claim); err != nil {
-		b.Fatal(err)
-	}
-	if err := volumes.Informer().GetIndexer().Add(pv); err != nil {
-		b.Fatal(err)
-	}
+	testutil.AddTo(b, claims.Informer().GetIndexer(), claim)
+	testutil.AddTo(b, volumes.Informer().GetIndexer(), pv)
 	return ctrl, client
 }
 

@@ -5,6 +5,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
@@ -12,13 +13,13 @@ const pvcProtection = "kubernetes.io/pvc-protection"
 
 // cloneOf is a claim that clones source and waits for its volume.
 func cloneOf(source *v1.PersistentVolumeClaim) *v1.PersistentVolumeClaim {
-	clone := newClaim("copy", "uid-copy")
+	clone := newClaim("copy")
 	clone.Spec.DataSource = &v1.TypedLocalObjectReference{Kind: "PersistentVolumeClaim", Name: source.Name}
 	return clone
 }
 
 func protectedSource() *v1.PersistentVolumeClaim {
-	return newClaim("golden", "uid-golden", pvcProtection, provisionstate.CloningProtectionFinalizer)
+	return newClaim("golden", pvcProtection, provisionstate.CloningProtectionFinalizer)
 }
 
 func TestCloningProtectionStaysWhileACloneIsPending(t *testing.T) {
@@ -36,8 +37,8 @@ func TestCloningProtectionGoesOnceTheCloneHasItsVolume(t *testing.T) {
 	source := protectedSource()
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{source, cloneOf(source)}})
 	e.run(t)
-	e.update(t, "copy", func(c *v1.PersistentVolumeClaim) { c.Spec.VolumeName = "pvc-uid-copy" })
-	eventually(t, "the finalizer to go", func() bool { return !has(e.claim(t, "golden"), provisionstate.CloningProtectionFinalizer) })
+	testutil.Update(t, e.api(), "copy", func(c *v1.PersistentVolumeClaim) { c.Spec.VolumeName = "pvc-uid-copy" })
+	e.Eventually(t, "the finalizer to go", func() bool { return !has(e.claim(t, "golden"), provisionstate.CloningProtectionFinalizer) })
 	if got := e.claim(t, "golden").Finalizers; len(got) != 1 || got[0] != pvcProtection {
 		t.Fatalf("finalizers = %v, other finalizers must survive", got)
 	}
@@ -47,14 +48,14 @@ func TestCloningProtectionGoesOnceTheCloneIsDeleted(t *testing.T) {
 	source := protectedSource()
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{source, cloneOf(source)}})
 	e.run(t)
-	e.deleteClaim(t, "copy")
-	eventually(t, "the finalizer to go", func() bool { return !has(e.claim(t, "golden"), provisionstate.CloningProtectionFinalizer) })
+	testutil.Delete(t, e.api(), "copy")
+	e.Eventually(t, "the finalizer to go", func() bool { return !has(e.claim(t, "golden"), provisionstate.CloningProtectionFinalizer) })
 }
 
 func TestCloningProtectionFreesASourceWithoutClones(t *testing.T) {
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{protectedSource()}})
 	e.run(t)
-	eventually(t, "the finalizer to go", func() bool { return !has(e.claim(t, "golden"), provisionstate.CloningProtectionFinalizer) })
+	e.Eventually(t, "the finalizer to go", func() bool { return !has(e.claim(t, "golden"), provisionstate.CloningProtectionFinalizer) })
 }
 
 func TestCloningProtectionOfASourceInAnotherNamespaceIsIndexedByItsNamespace(t *testing.T) {

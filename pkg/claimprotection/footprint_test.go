@@ -2,11 +2,8 @@ package claimprotection
 
 import (
 	"testing"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/tools/record"
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
@@ -17,7 +14,7 @@ import (
 // its record of a release only until the next version is synced.
 
 func TestAVolumeDoesNotQueueACachedClaimWithoutOurFinalizers(t *testing.T) {
-	claim := newClaim("db", "uid-db", pvcProtection)
+	claim := newClaim("db", pvcProtection)
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{claim}})
 	e.ctrl.onVolume(pvOf(claim))
 	if n := e.ctrl.loop.Len(); n != 0 {
@@ -27,7 +24,7 @@ func TestAVolumeDoesNotQueueACachedClaimWithoutOurFinalizers(t *testing.T) {
 
 func TestAVolumeQueuesAClaimNotCachedYet(t *testing.T) {
 	e := newEnv(t, setup{})
-	e.ctrl.onVolume(pvOf(newClaim("db", "uid-db")))
+	e.ctrl.onVolume(pvOf(newClaim("db")))
 	if n := e.ctrl.loop.Len(); n != 1 {
 		t.Fatalf("queue holds %d claims, want the claim the cache has not seen yet", n)
 	}
@@ -38,12 +35,12 @@ func TestTheReleaseIsForgottenOnceTheNextVersionIsSynced(t *testing.T) {
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{claim}, volumes: []*v1.PersistentVolume{pvOf(claim)}})
 	e.run(t)
 	bindHeldClaim(t, e)
-	eventually(t, "the record of the release to go", func() bool { return !e.ctrl.releasePending(claim.UID) })
+	e.Eventually(t, "the record of the release to go", func() bool { return !e.ctrl.releasePending(claim.UID) })
 }
 
 func TestTheLibrarysUIDIndexServesAsOurs(t *testing.T) {
 	const libraryIndex = "uid"
-	claim := newClaim("db", "uid-db", provisionstate.ProvisioningProtectionFinalizer)
+	claim := newClaim("db", provisionstate.ProvisioningProtectionFinalizer)
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{claim}, uidIndex: libraryIndex})
 	if _, ok := e.claims.GetIndexers()[claimUIDIndex]; ok {
 		t.Fatal("a second index of every claim by UID")
@@ -53,18 +50,18 @@ func TestTheLibrarysUIDIndexServesAsOurs(t *testing.T) {
 		t.Fatalf("the claim by UID: %v, %v", objs, err)
 	}
 	// The handlers' queueing of the listed claim is done once it shows.
-	testutil.Eventually(t, 5*time.Second, "the claim to be queued", func() bool { return e.ctrl.loop.Len() == 1 })
+	e.Eventually(t, "the claim to be queued", func() bool { return e.ctrl.loop.Len() == 1 })
 }
 
 func TestAMissingUIDIndexIsAnError(t *testing.T) {
-	factory := informers.NewSharedInformerFactory(testutil.NewClientset(), 0)
+	e := testutil.NewEnv(t, testutil.EnvOptions{})
 	_, err := New(Options{
-		Client:         testutil.NewClientset(),
-		ClaimInformer:  factory.Core().V1().PersistentVolumeClaims(),
-		VolumeInformer: factory.Core().V1().PersistentVolumes(),
+		Client:         e.Client,
+		ClaimInformer:  e.Informers.Core().V1().PersistentVolumeClaims(),
+		VolumeInformer: e.Informers.Core().V1().PersistentVolumes(),
 		Calls:          provisionstate.NewTracker(),
 		Replayer:       &replayer{},
-		EventRecorder:  record.NewFakeRecorder(1),
+		EventRecorder:  e.Events,
 		ClaimUIDIndex:  "uid",
 	})
 	if err == nil {

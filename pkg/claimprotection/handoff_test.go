@@ -10,10 +10,9 @@ import (
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
@@ -33,15 +32,15 @@ func TestHandOffReleasesTheClaimsThatNeedNoProtectionAndTellsTheOthers(t *testin
 		c.Labels = map[string]string{"app": "db"}
 		return c
 	}
-	bound := withEverything(newClaim("bound", "uid-bound", f))
+	bound := withEverything(newClaim("bound", f))
 	bound.Status.Phase = v1.ClaimBound
-	refused := withEverything(newClaim("refused", "uid-refused", f))
-	inDoubt := withEverything(newClaim("in-doubt", "uid-in-doubt", f))
-	deleting := withEverything(newClaim("deleting", "uid-deleting", f))
+	refused := withEverything(newClaim("refused", f))
+	inDoubt := withEverything(newClaim("in-doubt", f))
+	deleting := withEverything(newClaim("deleting", f))
 	deleting.DeletionTimestamp = &metav1.Time{}
-	deletingRefused := withEverything(newClaim("deleting-refused", "uid-deleting-refused", f))
+	deletingRefused := withEverything(newClaim("deleting-refused", f))
 	deletingRefused.DeletionTimestamp = &metav1.Time{}
-	otherDriver := withEverything(newClaim("other", "uid-other", f))
+	otherDriver := withEverything(newClaim("other", f))
 	otherDriver.Status.Phase = v1.ClaimBound
 	e := newEnv(t, setup{
 		claims: []*v1.PersistentVolumeClaim{bound, refused, inDoubt, deleting, deletingRefused, otherDriver},
@@ -69,7 +68,7 @@ func TestHandOffReleasesTheClaimsThatNeedNoProtectionAndTellsTheOthers(t *testin
 			t.Errorf("claim %s lost the finalizer", name)
 		}
 	}
-	events := e.events()
+	events := e.Events.Drain()
 	if n := len(events); n != 2 {
 		t.Errorf("events = %q; want one on each of the two claims of this sidecar that keep it", events)
 	}
@@ -82,17 +81,11 @@ func TestHandOffReleasesTheClaimsThatNeedNoProtectionAndTellsTheOthers(t *testin
 // the same claims meanwhile: a removal that conflicts reads the claim again
 // and is made on the fresh copy.
 func TestHandOffDecidesAgainOnAFreshCopyAfterAConflict(t *testing.T) {
-	claim := newClaim("bound", "uid-bound", provisionstate.ProvisioningProtectionFinalizer)
+	claim := newClaim("bound", provisionstate.ProvisioningProtectionFinalizer)
 	claim.Status.Phase = v1.ClaimBound
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{claim}})
-	conflicts := 0
-	e.client.PrependReactor("update", "persistentvolumeclaims", func(k8stesting.Action) (bool, runtime.Object, error) {
-		if conflicts > 0 {
-			return false, nil, nil
-		}
-		conflicts++
-		return true, nil, apierrors.NewConflict(v1.Resource("persistentvolumeclaims"), "bound", errors.New("the object has been modified"))
-	})
+	testutil.FailNext(e.Client, 1, apierrors.NewConflict(v1.Resource("persistentvolumeclaims"), "bound", errors.New("the object has been modified")),
+		testutil.Verb("update"), testutil.On("persistentvolumeclaims"))
 
 	if released := e.ctrl.HandOff(context.Background()); released != 1 {
 		t.Errorf("released %d claims after a conflict; want 1", released)

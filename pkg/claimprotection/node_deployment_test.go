@@ -5,6 +5,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
@@ -23,7 +24,7 @@ func onNode(claim *v1.PersistentVolumeClaim, annotations map[string]string) *v1.
 func TestADeletedClaimOfAnotherNodeIsLeftToItsSidecar(t *testing.T) {
 	claim := onNode(heldClaim(), map[string]string{provisionstate.AnnProvisioningNode: "node-b", provisionstate.AnnSelectedNode: "node-b"})
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{claim}, nodeName: "node-a"})
-	e.deleteClaim(t, "db")
+	testutil.Delete(t, e.api(), "db")
 	if err := e.sync(t, "db"); err != nil {
 		t.Fatal(err)
 	}
@@ -41,8 +42,8 @@ func TestTheRecordedNodeReplaysADeletedClaim(t *testing.T) {
 	claim := onNode(heldClaim(), map[string]string{provisionstate.AnnProvisioningNode: "node-a", provisionstate.AnnSelectedNode: "node-b"})
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{claim}, nodeName: "node-a"})
 	e.run(t)
-	e.deleteClaim(t, "db")
-	eventually(t, "the claim to be released and gone", func() bool { return e.claim(t, "db") == nil })
+	testutil.Delete(t, e.api(), "db")
+	e.Eventually(t, "the claim to be released and gone", func() bool { return e.claim(t, "db") == nil })
 	if e.replayer.replays() != 1 {
 		t.Errorf("%d replays, want 1", e.replayer.replays())
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
 
@@ -12,13 +11,8 @@ import (
 	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	testutil.Eventually(t, 5*time.Second, what, cond)
-}
-
 func heldClaim() *v1.PersistentVolumeClaim {
-	return newClaim("db", "uid-db", provisionstate.ProvisioningProtectionFinalizer)
+	return newClaim("db", provisionstate.ProvisioningProtectionFinalizer)
 }
 
 func released(t *testing.T, e *env) func() bool {
@@ -29,11 +23,11 @@ func released(t *testing.T, e *env) func() bool {
 // waits for its provisioning-protection finalizer to go.
 func bindHeldClaim(t *testing.T, e *env) {
 	t.Helper()
-	e.update(t, "db", func(c *v1.PersistentVolumeClaim) {
+	testutil.Update(t, e.api(), "db", func(c *v1.PersistentVolumeClaim) {
 		c.Spec.VolumeName = "pvc-uid-db"
 		c.Status.Phase = v1.ClaimBound
 	})
-	eventually(t, "the finalizer to go", released(t, e))
+	e.Eventually(t, "the finalizer to go", released(t, e))
 }
 
 func TestProvisioningProtectionWaitsForTheBinder(t *testing.T) {
@@ -60,7 +54,7 @@ func TestProvisioningProtectionGoesOnceTheClaimIsBound(t *testing.T) {
 	if e.replayer.replays() != 0 {
 		t.Fatal("a claim with a PV needs no driver call")
 	}
-	eventually(t, "finalizers removed = 1", func() bool { return e.metric(t, "finalizers_removed_total") == 1 })
+	e.Eventually(t, "finalizers removed = 1", func() bool { return e.metric(t, "finalizers_removed_total") == 1 })
 }
 
 // What a claim's CreateVolume was made with is recorded only while the
@@ -99,7 +93,7 @@ func TestProvisioningProtectionStaysOnALiveClaimWithoutPV(t *testing.T) {
 func TestGateOffClearsAStaleFinalizer(t *testing.T) {
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{heldClaim()}, gateOff: true})
 	e.run(t)
-	eventually(t, "the stale finalizer to go", released(t, e))
+	e.Eventually(t, "the stale finalizer to go", released(t, e))
 	if e.replayer.replays() != 0 {
 		t.Fatal("clearing a stale finalizer with the gate off needs no driver call")
 	}
@@ -119,15 +113,15 @@ func TestGateOffKeepsTheFinalizerWhileThisProcessCalls(t *testing.T) {
 func TestADeletedClaimIsReplayedThenReleased(t *testing.T) {
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{heldClaim()}})
 	e.run(t)
-	e.deleteClaim(t, "db")
-	eventually(t, "the claim to be released and gone", func() bool { return e.claim(t, "db") == nil })
+	testutil.Delete(t, e.api(), "db")
+	e.Eventually(t, "the claim to be released and gone", func() bool { return e.claim(t, "db") == nil })
 	if e.replayer.replays() != 1 {
 		t.Fatalf("%d replays, want 1", e.replayer.replays())
 	}
-	eventually(t, "no held claim after the release", func() bool { return e.metric(t, "held_claims") == 0 })
+	e.Eventually(t, "no held claim after the release", func() bool { return e.metric(t, "held_claims") == 0 })
 	var events string
-	eventually(t, "the hold and release events", func() bool {
-		events += strings.Join(e.events(), "\n") + "\n"
+	e.Eventually(t, "the hold and release events", func() bool {
+		events += strings.Join(e.Events.Drain(), "\n") + "\n"
 		return strings.Contains(events, ReasonDeletionHeld) && strings.Contains(events, ReasonDeletionReleased)
 	})
 }
@@ -139,7 +133,7 @@ func TestADeletedClaimStaysHeldWhileTheVolumeMayStillAppear(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{heldClaim()}, replayer: r})
-			e.deleteClaim(t, "db")
+			testutil.Delete(t, e.api(), "db")
 			err := e.sync(t, "db")
 			if (r.err != nil) != (err != nil) {
 				t.Fatalf("sync error %v", err)
@@ -150,7 +144,7 @@ func TestADeletedClaimStaysHeldWhileTheVolumeMayStillAppear(t *testing.T) {
 			if got := e.metric(t, "held_claims"); got != 1 {
 				t.Fatalf("held claims %v", got)
 			}
-			if got := strings.Join(e.events(), "\n"); !strings.Contains(got, ReasonDeletionHeld) {
+			if got := strings.Join(e.Events.Drain(), "\n"); !strings.Contains(got, ReasonDeletionHeld) {
 				t.Fatalf("events %q", got)
 			}
 		})
@@ -161,7 +155,7 @@ func TestADeletedClaimWaitsForTheRunningCallThenItsPV(t *testing.T) {
 	claim := heldClaim()
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{claim}})
 	e.calls.Begin(claim.UID)
-	e.deleteClaim(t, "db")
+	testutil.Delete(t, e.api(), "db")
 	if err := e.sync(t, "db"); err != nil {
 		t.Fatal(err)
 	}
@@ -176,10 +170,8 @@ func TestADeletedClaimWaitsForTheRunningCallThenItsPV(t *testing.T) {
 		t.Fatal("the claim must be held until its PV is saved")
 	}
 	e.run(t)
-	if _, err := e.client.CoreV1().PersistentVolumes().Create(e.ctx, pvOf(claim), metaCreate); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, "the claim to be released", func() bool { return e.claim(t, "db") == nil })
+	testutil.Create(t, e.Client.CoreV1().PersistentVolumes(), pvOf(claim))
+	e.Eventually(t, "the claim to be released", func() bool { return e.claim(t, "db") == nil })
 	if e.replayer.replays() != 0 {
 		t.Fatal("the PV owns the volume: no replay is needed")
 	}
@@ -189,12 +181,12 @@ func TestTheEndOfACallRequeuesItsClaim(t *testing.T) {
 	claim := heldClaim()
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{claim}})
 	e.calls.Begin(claim.UID)
-	e.deleteClaim(t, "db")
+	testutil.Delete(t, e.api(), "db")
 	e.run(t)
-	eventually(t, "the hold", func() bool { return e.metric(t, "held_claims") == 1 })
+	e.Eventually(t, "the hold", func() bool { return e.metric(t, "held_claims") == 1 })
 	// A final error: the driver created nothing, so nothing is left to find.
 	e.calls.End(claim.UID, provisionstate.Final)
-	eventually(t, "the claim to be released", func() bool { return e.claim(t, "db") == nil })
+	e.Eventually(t, "the claim to be released", func() bool { return e.claim(t, "db") == nil })
 	if e.replayer.replays() != 0 {
 		t.Fatal("after a final error no replay is needed")
 	}
@@ -204,12 +196,12 @@ func TestAReleasedVersionIsNotReplayedAgain(t *testing.T) {
 	claim := heldClaim()
 	claim.Finalizers = append(claim.Finalizers, pvcProtection)
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{claim}})
-	e.deleteClaim(t, "db")
+	testutil.Delete(t, e.api(), "db")
 	if err := e.sync(t, "db"); err != nil {
 		t.Fatal(err)
 	}
 	// The cache still holds the version the finalizer was removed from.
-	if _, err := e.ctrl.sync(e.ctx, keyOf("db")); err != nil {
+	if _, err := e.ctrl.sync(e.Ctx, keyOf("db")); err != nil {
 		t.Fatal(err)
 	}
 	if e.replayer.replays() != 1 {

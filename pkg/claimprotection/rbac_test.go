@@ -6,10 +6,9 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
@@ -21,16 +20,15 @@ func TestRefusedRemovalTellsTheClaimTheMissingRule(t *testing.T) {
 	claim.Spec.VolumeName = "pvc-uid-db"
 	claim.Status.Phase = v1.ClaimBound
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{claim}, volumes: []*v1.PersistentVolume{pvOf(claim)}})
-	e.client.PrependReactor("update", "persistentvolumeclaims", func(k8stesting.Action) (bool, runtime.Object, error) {
-		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "persistentvolumeclaims"}, "db", nil)
-	})
+	testutil.FailNext(e.Client, -1, apierrors.NewForbidden(schema.GroupResource{Resource: "persistentvolumeclaims"}, "db", nil),
+		testutil.Verb("update"), testutil.On("persistentvolumeclaims"))
 	if err := e.sync(t, "db"); !apierrors.IsForbidden(err) {
 		t.Fatalf("err = %v, want the refusal", err)
 	}
 	if !has(e.claim(t, "db"), provisionstate.ProvisioningProtectionFinalizer) {
 		t.Fatal("the finalizer went without a write")
 	}
-	ev := e.events()
+	ev := e.Events.Drain()
 	if len(ev) != 1 || !strings.HasPrefix(ev[0], "Warning "+ReasonFinalizerWriteForbidden+" ") ||
 		!strings.Contains(ev[0], "must allow update on PersistentVolumeClaim") {
 		t.Errorf("events %q, want one naming the missing rule", ev)
