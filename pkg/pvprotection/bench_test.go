@@ -12,6 +12,8 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 // BenchmarkSync measures one sync of a PV being deleted: one that is
@@ -22,8 +24,8 @@ func BenchmarkSync(b *testing.B) {
 		pv      *v1.PersistentVolume
 		patches int
 	}{
-		{"deleting-unbound", newPV("pv", protected, deleting, phase(v1.VolumeReleased)), 1},
-		{"held-bound", newPV("pv", protected, deleting, boundTo("ns", "db")), 0},
+		{"deleting-unbound", newPV("pv", protected, testutil.Deleting(), testutil.WithVolumePhase(v1.VolumeReleased)), 1},
+		{"held-bound", newPV("pv", protected, testutil.Deleting(), testutil.BoundTo("ns", "db", "")), 0},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			client := fake.NewClientset()
@@ -41,9 +43,7 @@ func BenchmarkSync(b *testing.B) {
 			}
 			// The informer never runs: its cache keeps exactly this PV, so
 			// every sync makes the same decision.
-			if err := pvs.Informer().GetIndexer().Add(bc.pv); err != nil {
-				b.Fatal(err)
-			}
+			testutil.AddTo(b, pvs.Informer().GetIndexer(), bc.pv)
 			ctx := klog.NewContext(context.Background(), logr.Discard())
 			// Check once that the sync does what the name says.
 			if _, err := c.sync(ctx, "pv"); err != nil {

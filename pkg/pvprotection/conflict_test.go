@@ -2,32 +2,16 @@ package pvprotection
 
 import (
 	"errors"
-	"sync/atomic"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 var pvResource = schema.GroupResource{Resource: "persistentvolumes"}
-
-// failPatches makes the next n patches of PVs fail with err(); later ones go
-// through to the fake API server.
-func failPatches(e *env, n int32, err func() error) {
-	left := atomic.Int32{}
-	left.Store(n)
-	e.client.PrependReactor("patch", "persistentvolumes", func(a k8stesting.Action) (bool, runtime.Object, error) {
-		if left.Add(-1) < 0 {
-			return false, nil, nil
-		}
-		return true, nil, err()
-	})
-}
 
 func conflict() error {
 	return apierrors.NewConflict(pvResource, "pv", nil)
@@ -36,26 +20,26 @@ func conflict() error {
 func TestConflictRequeuesWithoutErrorLog(t *testing.T) {
 	limiter := testutil.InstantRetries[string]()
 	e := newEnv(t, setup{
-		volumes: []*v1.PersistentVolume{newPV("pv", protected, deleting, phase(v1.VolumeReleased))},
+		volumes: []*v1.PersistentVolume{newPV("pv", protected, testutil.Deleting(), testutil.WithVolumePhase(v1.VolumeReleased))},
 		limiter: limiter,
 	})
-	failPatches(e, 3, conflict)
+	testutil.FailNext(e.Client, 3, conflict(), pvPatch...)
 	e.ctrl.loop.Add("pv")
 	for i := 1; i <= 3; i++ {
-		e.ctrl.loop.ProcessNext(e.ctx)
+		e.ctrl.loop.ProcessNext(e.Ctx)
 		if err := e.syncs.Of("pv")[i-1]; !apierrors.IsConflict(err) {
 			t.Fatalf("sync %d: %v, want the conflict", i, err)
 		}
 		if got := limiter.NumRequeues("pv"); got != i {
 			t.Fatalf("after conflict %d: requeues = %d, want %d", i, got, i)
 		}
-		if !hasFinalizer(e.pv(t, "pv")) {
+		if !e.hasFinalizer(t, "pv") {
 			t.Fatal("finalizer gone although the patch failed")
 		}
 	}
 	// The rate-limited retry is queued again by itself, and now goes through.
-	e.ctrl.loop.ProcessNext(e.ctx)
-	if hasFinalizer(e.pv(t, "pv")) {
+	e.ctrl.loop.ProcessNext(e.Ctx)
+	if e.hasFinalizer(t, "pv") {
 		t.Fatal("finalizer still there after the retry")
 	}
 	if got := limiter.NumRequeues("pv"); got != 0 {
@@ -64,7 +48,7 @@ func TestConflictRequeuesWithoutErrorLog(t *testing.T) {
 	if got := e.patches(); got != 4 {
 		t.Errorf("patches = %d, want 4", got)
 	}
-	if logs := e.errorLogs(); len(logs) != 0 {
+	if logs := e.Logs.Errors(); len(logs) != 0 {
 		t.Errorf("conflicts logged as errors: %v", logs)
 	}
 	if got := e.metric(t, "finalizers_removed_total"); got != 1 {
@@ -77,30 +61,30 @@ func TestConflictRequeuesWithoutErrorLog(t *testing.T) {
 func TestOtherFailureIsLoggedAsError(t *testing.T) {
 	limiter := testutil.InstantRetries[string]()
 	e := newEnv(t, setup{volumes: []*v1.PersistentVolume{newPV("pv")}, limiter: limiter})
-	failPatches(e, 1, func() error { return apierrors.NewInternalError(errors.New("etcd unavailable")) })
+	testutil.FailNext(e.Client, 1, apierrors.NewInternalError(errors.New("etcd unavailable")), pvPatch...)
 	e.ctrl.loop.Add("pv")
-	e.ctrl.loop.ProcessNext(e.ctx)
+	e.ctrl.loop.ProcessNext(e.Ctx)
 	if got := limiter.NumRequeues("pv"); got != 1 {
 		t.Fatalf("requeues = %d, want 1", got)
 	}
-	if logs := e.errorLogs(); len(logs) != 1 {
+	if logs := e.Logs.Errors(); len(logs) != 1 {
 		t.Fatalf("error logs = %v, want one", logs)
 	}
-	e.ctrl.loop.ProcessNext(e.ctx)
-	if !hasFinalizer(e.pv(t, "pv")) {
+	e.ctrl.loop.ProcessNext(e.Ctx)
+	if !e.hasFinalizer(t, "pv") {
 		t.Fatal("finalizer not added on the retry")
 	}
 }
 
 func TestConflictWhileRunningIsRetried(t *testing.T) {
 	e := newEnv(t, setup{volumes: []*v1.PersistentVolume{newPV("pv")}, limiter: testutil.InstantRetries[string]()})
-	failPatches(e, 5, conflict)
+	testutil.FailNext(e.Client, 5, conflict(), pvPatch...)
 	e.run(t)
-	eventually(t, "the finalizer", func() bool { return hasFinalizer(e.pv(t, "pv")) })
+	e.Eventually(t, "the finalizer", func() bool { return e.hasFinalizer(t, "pv") })
 	if got := e.patches(); got != 6 {
 		t.Errorf("patches = %d, want 6 (5 conflicts, then the write)", got)
 	}
-	if logs := e.errorLogs(); len(logs) != 0 {
+	if logs := e.Logs.Errors(); len(logs) != 0 {
 		t.Errorf("conflicts logged as errors: %v", logs)
 	}
 }

@@ -3,19 +3,15 @@ package pvprotection
 import (
 	"context"
 	"testing"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes/fake"
-	"k8s.io/client-go/tools/record"
-	"k8s.io/klog/v2/ktesting"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 func TestNewValidatesOptions(t *testing.T) {
-	client := fake.NewClientset()
-	pvs := informers.NewSharedInformerFactory(client, 0).Core().V1().PersistentVolumes()
-	recorder := record.NewFakeRecorder(1)
+	e := testutil.NewEnv(t, testutil.EnvOptions{})
+	client, pvs, recorder := e.Client, e.Informers.Core().V1().PersistentVolumes(), e.Events
 	for _, tc := range []struct {
 		name  string
 		opts  Options
@@ -40,16 +36,9 @@ func TestNewValidatesOptions(t *testing.T) {
 
 func TestRunStopsWhenContextEnds(t *testing.T) {
 	e := newEnv(t, setup{volumes: []*v1.PersistentVolume{newPV("pv")}})
-	ctx, cancel := context.WithCancel(e.ctx)
-	done := make(chan struct{})
-	go func() { e.ctrl.Run(ctx, 3); close(done) }()
-	eventually(t, "the workers to add the finalizer", func() bool { return hasFinalizer(e.pv(t, "pv")) })
-	cancel()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("Run did not return after its context ended")
-	}
+	stop := testutil.Start(t, e.Ctx, func(ctx context.Context) error { e.ctrl.Run(ctx, 3); return nil })
+	e.Eventually(t, "the workers to add the finalizer", func() bool { return e.hasFinalizer(t, "pv") })
+	stop()
 	if queueOpen(e.ctrl) {
 		t.Error("Run returned with its queue still open")
 	}
@@ -57,23 +46,14 @@ func TestRunStopsWhenContextEnds(t *testing.T) {
 
 // Run must not hang on a cache that never syncs.
 func TestRunStopsBeforeCacheSync(t *testing.T) {
-	client := fake.NewClientset()
-	factory := informers.NewSharedInformerFactory(client, 0) // never started
-	c, err := New(Options{Client: client, VolumeInformer: factory.Core().V1().PersistentVolumes(),
-		DriverName: testDriver, EventRecorder: record.NewFakeRecorder(1)})
+	e := testutil.NewEnv(t, testutil.EnvOptions{}) // its informers never start
+	c, err := New(Options{Client: e.Client, VolumeInformer: e.Informers.Core().V1().PersistentVolumes(),
+		DriverName: testDriver, EventRecorder: e.Events})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, ctx := ktesting.NewTestContext(t)
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { c.Run(ctx, 1); close(done) }()
-	cancel()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("Run did not return after its context ended")
-	}
+	stop := testutil.Start(t, e.Ctx, func(ctx context.Context) error { c.Run(ctx, 1); return nil })
+	stop()
 	if queueOpen(c) {
 		t.Error("Run returned with its queue still open")
 	}

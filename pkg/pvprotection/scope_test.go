@@ -4,19 +4,21 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 func TestAddsFinalizerToInScopePV(t *testing.T) {
 	e := newEnv(t, setup{volumes: []*v1.PersistentVolume{
 		newPV("bare"),
-		newPV("bound", boundTo("ns", "db")),
-		newPV("other", func(pv *v1.PersistentVolume) { pv.Finalizers = []string{"example.com/keep", Finalizer} }),
+		newPV("bound", testutil.BoundTo("ns", "db", "")),
+		newPV("other", testutil.WithFinalizers("example.com/keep", Finalizer)),
 	}})
 	e.run(t)
-	eventually(t, "the finalizer on bare and bound", func() bool {
-		return hasFinalizer(e.pv(t, "bare")) && hasFinalizer(e.pv(t, "bound"))
+	e.Eventually(t, "the finalizer on bare and bound", func() bool {
+		return e.hasFinalizer(t, "bare") && e.hasFinalizer(t, "bound")
 	})
-	if got := e.pv(t, "other").Finalizers; len(got) != 2 {
+	if got := testutil.PV(t, e.Client, "other").Finalizers; len(got) != 2 {
 		t.Errorf("finalizers of a protected PV = %v; it must not be written", got)
 	}
 	// Two writes, not three: the PV that had it is left alone.
@@ -24,17 +26,17 @@ func TestAddsFinalizerToInScopePV(t *testing.T) {
 		t.Errorf("patches = %d, want 2", got)
 	}
 	// Counted after the write returns, which the API shows first.
-	eventually(t, "finalizers_added_total = 2", func() bool { return e.metric(t, "finalizers_added_total") == 2 })
+	e.Eventually(t, "finalizers_added_total = 2", func() bool { return e.metric(t, "finalizers_added_total") == 2 })
 }
 
 func TestAddKeepsOtherFinalizers(t *testing.T) {
 	e := newEnv(t, setup{volumes: []*v1.PersistentVolume{
-		newPV("pv", func(pv *v1.PersistentVolume) { pv.Finalizers = []string{"example.com/keep"} }),
+		newPV("pv", testutil.WithFinalizers("example.com/keep")),
 	}})
 	if err := e.sync(t, "pv"); err != nil {
 		t.Fatal(err)
 	}
-	got := e.pv(t, "pv").Finalizers
+	got := testutil.PV(t, e.Client, "pv").Finalizers
 	if len(got) != 2 || got[0] != "example.com/keep" || got[1] != Finalizer {
 		t.Fatalf("finalizers = %v, want [example.com/keep %s]", got, Finalizer)
 	}
@@ -52,9 +54,9 @@ func TestAddKeepsOtherFinalizers(t *testing.T) {
 func outOfScope() []*v1.PersistentVolume {
 	return []*v1.PersistentVolume{
 		newPV("other-add", driver(otherDriver)),
-		newPV("other-remove", driver(otherDriver), protected, deleting, phase(v1.VolumeReleased)),
-		newPV("intree-add", notCSI),
-		newPV("intree-remove", notCSI, protected, deleting, phase(v1.VolumeReleased)),
+		newPV("other-remove", driver(otherDriver), protected, testutil.Deleting(), testutil.WithVolumePhase(v1.VolumeReleased)),
+		newPV("intree-add", testutil.WithHostPath("/tmp")),
+		newPV("intree-remove", testutil.WithHostPath("/tmp"), protected, testutil.Deleting(), testutil.WithVolumePhase(v1.VolumeReleased)),
 	}
 }
 
@@ -63,7 +65,7 @@ func TestOutOfScopePVsAreNeverWritten(t *testing.T) {
 	// try each out-of-scope PV directly, in case the filter let one through.
 	e := newEnv(t, setup{volumes: append(outOfScope(), newPV("ours"))})
 	e.run(t)
-	eventually(t, "the finalizer on ours", func() bool { return hasFinalizer(e.pv(t, "ours")) })
+	e.Eventually(t, "the finalizer on ours", func() bool { return e.hasFinalizer(t, "ours") })
 	for _, name := range []string{"other-add", "other-remove", "intree-add", "intree-remove"} {
 		if err := e.syncNow(t, name); err != nil {
 			t.Fatalf("sync %s: %v", name, err)
@@ -72,13 +74,13 @@ func TestOutOfScopePVsAreNeverWritten(t *testing.T) {
 	if got := e.patches(); got != 1 {
 		t.Fatalf("patches = %d, want only the one of ours", got)
 	}
-	if hasFinalizer(e.pv(t, "other-add")) || hasFinalizer(e.pv(t, "intree-add")) {
+	if e.hasFinalizer(t, "other-add") || e.hasFinalizer(t, "intree-add") {
 		t.Error("finalizer added to a PV out of scope")
 	}
-	if !hasFinalizer(e.pv(t, "other-remove")) || !hasFinalizer(e.pv(t, "intree-remove")) {
+	if !e.hasFinalizer(t, "other-remove") || !e.hasFinalizer(t, "intree-remove") {
 		t.Error("finalizer removed from a PV out of scope")
 	}
-	if ev := e.events(); len(ev) != 0 {
+	if ev := e.Events.Drain(); len(ev) != 0 {
 		t.Errorf("events on PVs out of scope: %v", ev)
 	}
 }
@@ -86,15 +88,15 @@ func TestOutOfScopePVsAreNeverWritten(t *testing.T) {
 func TestAllVolumesWidensScope(t *testing.T) {
 	e := newEnv(t, setup{volumes: outOfScope(), allVolumes: true})
 	e.run(t)
-	eventually(t, "every PV written", func() bool {
-		return hasFinalizer(e.pv(t, "other-add")) && hasFinalizer(e.pv(t, "intree-add")) &&
-			!hasFinalizer(e.pv(t, "other-remove")) && !hasFinalizer(e.pv(t, "intree-remove"))
+	e.Eventually(t, "every PV written", func() bool {
+		return e.hasFinalizer(t, "other-add") && e.hasFinalizer(t, "intree-add") &&
+			!e.hasFinalizer(t, "other-remove") && !e.hasFinalizer(t, "intree-remove")
 	})
-	eventually(t, "finalizers_removed_total = 2", func() bool { return e.metric(t, "finalizers_removed_total") == 2 })
+	e.Eventually(t, "finalizers_removed_total = 2", func() bool { return e.metric(t, "finalizers_removed_total") == 2 })
 }
 
 // ebsVolume makes the PV an in-tree aws-ebs volume.
-func ebsVolume(pv *v1.PersistentVolume) {
+var ebsVolume testutil.VolumeFunc = func(pv *v1.PersistentVolume) {
 	pv.Spec.PersistentVolumeSource = v1.PersistentVolumeSource{AWSElasticBlockStore: &v1.AWSElasticBlockStoreVolumeSource{VolumeID: "vol-1"}}
 }
 
@@ -102,14 +104,14 @@ func ebsVolume(pv *v1.PersistentVolume) {
 // which it provisions and deletes, and no other in-tree PV.
 func TestMigratedDriverProtectsItsInTreePVs(t *testing.T) {
 	e := newEnv(t, setup{inTreePlugin: "kubernetes.io/aws-ebs", volumes: []*v1.PersistentVolume{
-		newPV("ebs", ebsVolume), newPV("hostpath", notCSI),
+		newPV("ebs", ebsVolume), newPV("hostpath", testutil.WithHostPath("/tmp")),
 	}})
 	e.run(t)
-	eventually(t, "the finalizer on the in-tree EBS PV", func() bool { return hasFinalizer(e.pv(t, "ebs")) })
+	e.Eventually(t, "the finalizer on the in-tree EBS PV", func() bool { return e.hasFinalizer(t, "ebs") })
 	if err := e.syncNow(t, "hostpath"); err != nil {
 		t.Fatal(err)
 	}
-	if hasFinalizer(e.pv(t, "hostpath")) {
+	if e.hasFinalizer(t, "hostpath") {
 		t.Error("finalizer added to another plugin's in-tree PV")
 	}
 }

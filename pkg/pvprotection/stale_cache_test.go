@@ -4,8 +4,9 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clienttesting "k8s.io/client-go/testing"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 // The provisioning library stores each PV it creates in the shared cache as
@@ -13,7 +14,7 @@ import (
 // against the stored version.
 func TestPVCachedWithoutVersionGetsFinalizerFromTheStoredOne(t *testing.T) {
 	e := newEnv(t, setup{volumes: []*v1.PersistentVolume{newPV("pv")}})
-	e.waitCached(t, "pv", func(*v1.PersistentVolume) bool { return true })
+	testutil.WaitCachedThat(t, e.Timeout, e.store, "pv", func(*v1.PersistentVolume) bool { return true })
 	sent := newPV("pv")
 	sent.ResourceVersion = ""
 	if err := e.store.Update(sent); err != nil {
@@ -23,16 +24,10 @@ func TestPVCachedWithoutVersionGetsFinalizerFromTheStoredOne(t *testing.T) {
 	if err := e.syncNow(t, "pv"); err != nil {
 		t.Fatalf("sync: %v", err)
 	}
-	gets := 0
-	for _, a := range e.client.Actions() {
-		if a.GetVerb() == "get" && a.GetResource().Resource == "persistentvolumes" {
-			gets++
-		}
-	}
-	if gets != 1 {
+	if gets := len(testutil.Actions(e.Client.Actions(), testutil.Verb("get"), testutil.On("persistentvolumes"))); gets != 1 {
 		t.Errorf("%d GETs of the PV, want 1", gets)
 	}
-	if !hasFinalizer(e.pv(t, "pv")) {
+	if !e.hasFinalizer(t, "pv") {
 		t.Error("the finalizer was not added")
 	}
 }
@@ -40,20 +35,19 @@ func TestPVCachedWithoutVersionGetsFinalizerFromTheStoredOne(t *testing.T) {
 // The PV's deletion reaches the informer, which forgets the hold, before the
 // patch that removed the last finalizer returns: the release is still told.
 func TestReleaseIsToldWhenTheDeletionOvertakesThePatch(t *testing.T) {
-	e := newEnv(t, setup{volumes: []*v1.PersistentVolume{newPV("pv", protected, deleting, boundTo("ns", "db"))}})
+	e := newEnv(t, setup{volumes: []*v1.PersistentVolume{newPV("pv", protected, testutil.Deleting(), testutil.BoundTo("ns", "db", ""))}})
 	if err := e.sync(t, "pv"); err != nil {
 		t.Fatal(err)
 	}
-	e.update(t, "pv", phase(v1.VolumeReleased))
-	e.waitCached(t, "pv", func(pv *v1.PersistentVolume) bool { return pv.Status.Phase == v1.VolumeReleased })
-	e.client.PrependReactor("patch", "persistentvolumes", func(clienttesting.Action) (bool, runtime.Object, error) {
+	testutil.UpdatePV(t, e.Client, "pv", testutil.WithVolumePhase(v1.VolumeReleased))
+	testutil.WaitCachedThat(t, e.Timeout, e.store, "pv", func(pv *v1.PersistentVolume) bool { return pv.Status.Phase == v1.VolumeReleased })
+	testutil.BeforeEach(e.Client, func(k8stesting.Action) {
 		e.ctrl.holds.Forget("pv") // what a sync after the PV's deletion event does
-		return false, nil, nil
-	})
+	}, pvPatch...)
 	if err := e.syncNow(t, "pv"); err != nil {
 		t.Fatal(err)
 	}
-	if got := withReason(e.events(), ReasonDeletionReleased); len(got) != 1 {
+	if got := testutil.WithReason(e.Events.Drain(), ReasonDeletionReleased); len(got) != 1 {
 		t.Errorf("release events: %v, want one", got)
 	}
 }
