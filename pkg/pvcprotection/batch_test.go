@@ -7,6 +7,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 // batchWorkers sync the claims of a batch at once.
@@ -18,13 +20,13 @@ func deleteBatch(t *testing.T, n int, cacheRV string, api *apiServer) *env {
 	t.Helper()
 	var claims []*v1.PersistentVolumeClaim
 	for _, name := range claimNames("c", n) {
-		claims = append(claims, deleting(newClaim(name)))
+		claims = append(claims, newClaim(name, testutil.Deleting()))
 	}
 	e := newEnv(t, setup{claims: claims, cacheRV: cacheRV, realFreshness: true})
 	// Hold the first check until every worker has asked for one, so that
 	// they overlap.
 	api.block = make(chan struct{})
-	api.install(e.client)
+	api.install(e.Client)
 	for _, c := range claims {
 		e.ctrl.onClaim(c)
 	}
@@ -57,7 +59,7 @@ func deleteBatch(t *testing.T, n int, cacheRV string, api *apiServer) *env {
 	}
 	// Every worker's first claim asks for a check, and the first one stays
 	// in its probe until released: once all have asked, they overlap.
-	eventually(t, "every worker to ask for a check", func() bool { return e.asked.calls.Load() >= batchWorkers })
+	e.Eventually(t, "every worker to ask for a check", func() bool { return e.asked.calls.Load() >= batchWorkers })
 	close(api.block)
 	wg.Wait()
 	return e

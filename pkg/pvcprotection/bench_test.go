@@ -7,16 +7,18 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 // BenchmarkSyncUnusedClaim: a deleting claim no pod uses, with a pod cache
 // the freshness check finds fresh; the cost is the decision and the update
 // call (answered at once by a reactor).
 func BenchmarkSyncUnusedClaim(b *testing.B) {
-	claim := deleting(newClaim("data"))
+	claim := newClaim("data", testutil.Deleting())
 	pods := []*v1.Pod{newPod("other", testNode, "other"), newPod("pending", "", "data")}
 	e := newEnv(b, setup{claims: []*v1.PersistentVolumeClaim{claim}, pods: pods})
-	e.client.PrependReactor("update", "persistentvolumeclaims", func(k8stesting.Action) (bool, runtime.Object, error) {
+	e.Client.PrependReactor("update", "persistentvolumeclaims", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, claim, nil
 	})
 	ctx := context.Background()
@@ -28,7 +30,7 @@ func BenchmarkSyncUnusedClaim(b *testing.B) {
 		}
 		// Undo the release so every round decides again.
 		e.ctrl.forget(key("data"))
-		e.client.ClearActions()
+		e.Client.ClearActions()
 	}
 }
 
@@ -36,7 +38,7 @@ func BenchmarkSyncUnusedClaim(b *testing.B) {
 // request at all.
 func BenchmarkSyncHeldClaim(b *testing.B) {
 	e := newEnv(b, setup{
-		claims: []*v1.PersistentVolumeClaim{deleting(newClaim("data"))},
+		claims: []*v1.PersistentVolumeClaim{newClaim("data", testutil.Deleting())},
 		pods:   []*v1.Pod{newPod("p1", testNode, "data"), newPod("p2", testNode, "data", "other")},
 	})
 	ctx := context.Background()
@@ -54,7 +56,7 @@ func BenchmarkSyncHeldClaim(b *testing.B) {
 func BenchmarkFreshCoveredClaim(b *testing.B) {
 	e := newEnv(b, setup{cacheRV: "25", realFreshness: true})
 	api := &apiServer{current: "20"}
-	api.install(e.client)
+	api.install(e.Client)
 	ctx := context.Background()
 	seen := e.ctrl.stamps.now()
 	if _, err := e.ctrl.fresh.Fresh(ctx, testNS, seen); err != nil {

@@ -1,19 +1,19 @@
 package pvcprotection
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 // The whole loop on running informers: a used claim is held, the pod's
 // deletion releases it, a claim without the finalizer gets it.
 func TestControllerHoldsAndReleasesOnPodDeletion(t *testing.T) {
-	used := deleting(newClaim("data"))
+	used := newClaim("data", testutil.Deleting())
 	missing := newClaim("new")
 	missing.Finalizers = nil
 	e := newEnv(t, setup{
@@ -21,10 +21,10 @@ func TestControllerHoldsAndReleasesOnPodDeletion(t *testing.T) {
 		pods:   []*v1.Pod{newPod("p1", testNode, "data")},
 		run:    true,
 	})
-	eventually(t, "the finalizer on the new claim", func() bool { return e.hasFinalizer("new") })
+	e.Eventually(t, "the finalizer on the new claim", func() bool { return e.hasFinalizer("new") })
 	var events []string
-	eventually(t, "the hold event", func() bool {
-		events = append(events, e.events()...)
+	e.Eventually(t, "the hold event", func() bool {
+		events = append(events, e.Events.Drain()...)
 		return len(events) > 0
 	})
 	if !strings.HasPrefix(events[0], "Normal DeletionHeldByPod ") || !strings.Contains(events[0], "ns/p1") {
@@ -33,17 +33,15 @@ func TestControllerHoldsAndReleasesOnPodDeletion(t *testing.T) {
 	if !e.hasFinalizer("data") {
 		t.Fatal("a used claim keeps its finalizer")
 	}
-	eventually(t, "the held gauge", func() bool { return e.metric("held_claims") == 1 })
+	e.Eventually(t, "the held gauge", func() bool { return e.metric("held_claims") == 1 })
 
-	if err := e.client.CoreV1().Pods(testNS).Delete(context.Background(), "p1", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, "the release", func() bool { return !e.hasFinalizer("data") })
-	eventually(t, "the release event", func() bool {
-		events = append(events, e.events()...)
+	testutil.Delete(t, e.Client.CoreV1().Pods(testNS), "p1")
+	e.Eventually(t, "the release", func() bool { return !e.hasFinalizer("data") })
+	e.Eventually(t, "the release event", func() bool {
+		events = append(events, e.Events.Drain()...)
 		return slices.ContainsFunc(events, func(ev string) bool { return strings.HasPrefix(ev, "Normal DeletionReleased ") })
 	})
-	eventually(t, "the held gauge", func() bool { return e.metric("held_claims") == 0 })
+	e.Eventually(t, "the held gauge", func() bool { return e.metric("held_claims") == 0 })
 	if got := e.metric("finalizers_removed_total"); got != 1 {
 		t.Errorf("finalizers removed = %v", got)
 	}
@@ -62,24 +60,22 @@ func TestControllerHoldsAndReleasesOnPodDeletion(t *testing.T) {
 // Processed hook reports.
 func TestControllerKeepsHoldingWhileAnotherPodBlocks(t *testing.T) {
 	e := newEnv(t, setup{
-		claims: []*v1.PersistentVolumeClaim{deleting(newClaim("data"))},
+		claims: []*v1.PersistentVolumeClaim{newClaim("data", testutil.Deleting())},
 		pods:   []*v1.Pod{newPod("p1", testNode, "data"), newPod("p2", testNode, "data")},
 		run:    true,
 	})
 	// The claim's add is the only event that queues it so far; running
 	// pods do not. One sync, which holds.
-	if err := e.waitSyncs("data", 0); err != nil {
+	if err := e.syncs.WaitAfter(t, e.Timeout, key("data"), 0); err != nil {
 		t.Fatal(err)
 	}
 	want := "Normal DeletionHeldByPod Deletion postponed: the claim is used by pod ns/p1 and 1 more"
-	if ev := e.events(); len(ev) != 1 || ev[0] != want {
+	if ev := e.Events.Drain(); len(ev) != 1 || ev[0] != want {
 		t.Fatalf("events %q, want %q", ev, want)
 	}
 
-	if err := e.client.CoreV1().Pods(testNS).Delete(context.Background(), "p2", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.waitSyncs("data", 1); err != nil {
+	testutil.Delete(t, e.Client.CoreV1().Pods(testNS), "p2")
+	if err := e.syncs.WaitAfter(t, e.Timeout, key("data"), 1); err != nil {
 		t.Fatal(err)
 	}
 	if objs, _ := e.ctrl.pods.ByIndex(podClaimIndex, "ns/data"); len(objs) != 1 {
@@ -88,7 +84,7 @@ func TestControllerKeepsHoldingWhileAnotherPodBlocks(t *testing.T) {
 	if !e.hasFinalizer("data") || len(e.writes()) != 0 {
 		t.Fatal("p1 still uses the claim: it must keep its finalizer")
 	}
-	if ev := e.events(); len(ev) != 0 {
+	if ev := e.Events.Drain(); len(ev) != 0 {
 		t.Errorf("events %q: p1, the pod named, still blocks", ev)
 	}
 	if got := e.metric("held_claims"); got != 1 {

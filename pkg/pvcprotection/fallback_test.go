@@ -12,6 +12,8 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
 	testingclock "k8s.io/utils/clock/testing"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 func TestTooOldCacheVersionFallsBackToOneList(t *testing.T) {
@@ -28,9 +30,9 @@ func TestTooOldCacheVersionFallsBackToOneList(t *testing.T) {
 				Items:    []v1.Pod{*user, *newPod("pending", "", "free")},
 			}}
 			script(api)
-			used, free := deleting(newClaim("used")), deleting(newClaim("free"))
+			used, free := newClaim("used", testutil.Deleting()), newClaim("free", testutil.Deleting())
 			e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{used, free}, apiOnly: []*v1.Pod{user}, cacheRV: "10", realFreshness: true})
-			api.install(e.client)
+			api.install(e.Client)
 			e.ctrl.onClaim(used)
 			e.ctrl.onClaim(free)
 			e.mustSync("used")
@@ -51,7 +53,7 @@ func TestTooOldCacheVersionFallsBackToOneList(t *testing.T) {
 				t.Errorf("list checks = %v", got)
 			}
 			// Later syncs trust the cache once it has passed the list.
-			mustAdd(t, e.ctrl.pods, withRV(user.DeepCopy(), "25"))
+			testutil.AddTo(t, e.ctrl.pods, withRV(user.DeepCopy(), "25"))
 			e.mustSync("used")
 			if l := api.lists.Load(); l != 1 || !e.hasFinalizer("used") {
 				t.Errorf("after the cache caught up: %d lists, finalizer kept %v", l, e.hasFinalizer("used"))

@@ -11,21 +11,16 @@ import (
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
-	"k8s.io/component-base/metrics"
+	testingclock "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 
 	"github.com/csi-protect/external-provisioner/internal/reconcile"
 	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/driverscope"
-	testingclock "k8s.io/utils/clock/testing"
 )
 
 const (
@@ -34,55 +29,33 @@ const (
 	testNode   = "node-1"
 )
 
-// newClaim is a claim of testDriver that carries the finalizer.
-func newClaim(name string) *v1.PersistentVolumeClaim {
-	return &v1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{
-		Name: name, Namespace: testNS, UID: types.UID(name + "-uid"), ResourceVersion: "1",
-		Annotations: map[string]string{driverscope.AnnStorageProvisioner: testDriver},
-		Finalizers:  []string{Finalizer},
-	}}
+// newClaim is a claim of testDriver, at version 1, that carries the
+// finalizer.
+func newClaim(name string, opts ...testutil.ClaimOption) *v1.PersistentVolumeClaim {
+	return testutil.NewClaim(testNS, name, append([]testutil.ClaimOption{testutil.WithResourceVersion("1"),
+		testutil.WithAnnotation(driverscope.AnnStorageProvisioner, testDriver), testutil.WithFinalizers(Finalizer)}, opts...)...)
 }
 
-func deleting(c *v1.PersistentVolumeClaim) *v1.PersistentVolumeClaim {
-	now := metav1.Now()
-	c.DeletionTimestamp = &now
-	return c
-}
-
-// newPod is a pod on node (unscheduled if "") using the named claims.
+// newPod is a pod at version 1 on node (unscheduled if "") using the named
+// claims.
 func newPod(name, node string, claims ...string) *v1.Pod {
-	pod := &v1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: testNS, UID: types.UID(name + "-uid"), ResourceVersion: "1"},
-		Spec:       v1.PodSpec{NodeName: node},
-	}
-	for i, c := range claims {
-		pod.Spec.Volumes = append(pod.Spec.Volumes, v1.Volume{
-			Name:         "vol" + string(rune('a'+i)),
-			VolumeSource: v1.VolumeSource{PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: c}},
-		})
-	}
-	return pod
+	return testutil.NewPod(testNS, name, testutil.WithResourceVersion("1"), testutil.OnNode(node), testutil.UsingClaims(claims...))
 }
 
 // ephemeralPod is a pod with a generic ephemeral volume, and that volume's
 // claim, owned by the pod if owned.
-func ephemeralPod(name, volume string, owned bool) (*v1.Pod, *v1.PersistentVolumeClaim) {
+func ephemeralPod(name, volume string, owned bool, claimOpts ...testutil.ClaimOption) (*v1.Pod, *v1.PersistentVolumeClaim) {
 	pod := newPod(name, testNode)
 	pod.Spec.Volumes = []v1.Volume{{Name: volume, VolumeSource: v1.VolumeSource{Ephemeral: &v1.EphemeralVolumeSource{}}}}
-	claim := newClaim(name + "-" + volume)
 	if owned {
-		claim.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: name, UID: pod.UID, Controller: ptr.To(true)}}
+		claimOpts = append(claimOpts, testutil.WithOwner(metav1.OwnerReference{APIVersion: "v1", Kind: "Pod", Name: name, UID: pod.UID, Controller: ptr.To(true)}))
 	}
-	return pod, claim
+	return pod, newClaim(name+"-"+volume, claimOpts...)
 }
 
 func withRV(pod *v1.Pod, rv string) *v1.Pod {
 	pod.ResourceVersion = rv
 	return pod
-}
-
-func newClass(name, provisioner string) *storagev1.StorageClass {
-	return &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Provisioner: provisioner}
 }
 
 // setup is what a test starts from. Claims and pods are in the API and, for
@@ -119,14 +92,11 @@ type setup struct {
 func key(name string) cache.ObjectName { return cache.ObjectName{Namespace: testNS, Name: name} }
 
 type env struct {
-	t        *testing.T
-	client   *fake.Clientset
-	factory  informers.SharedInformerFactory
-	ctrl     *Controller
-	recorder *record.FakeRecorder
-	registry metrics.KubeRegistry
-	fresh    *fakeFreshness
-	clock    *testingclock.FakeClock
+	*testutil.Env
+	t     *testing.T
+	ctrl  *Controller
+	fresh *fakeFreshness
+	clock *testingclock.FakeClock
 	// asked counts the calls of the freshness check, real or fake, that
 	// have started.
 	asked *askCounter
@@ -140,38 +110,32 @@ type env struct {
 
 func newEnv(t testing.TB, s setup) *env {
 	t.Helper()
-	var objs []runtime.Object
-	for _, c := range s.claims {
-		objs = append(objs, c)
-	}
-	for _, p := range append(append([]*v1.Pod{}, s.pods...), s.apiOnly...) {
-		objs = append(objs, p)
-	}
-	for _, c := range s.classes {
-		objs = append(objs, c)
-	}
-	client := fake.NewClientset(objs...)
-	factory := informers.NewSharedInformerFactory(client, 0)
-	registry := metrics.NewKubeRegistry()
 	m := NewMetrics()
-	registry.MustRegister(m.Registerables()...)
-	registry.CustomMustRegister(m.Collectors()...)
-	recorder := record.NewFakeRecorder(1000)
-	clk := testingclock.NewFakeClock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
-	e := &env{client: client, factory: factory, recorder: recorder, registry: registry, clock: clk}
+	pods := slices.Concat(s.pods, s.apiOnly)
+	e := &env{
+		// The plain fake: the claims in the caches are at the versions
+		// the builders gave, and the freshness tests script its pod lists
+		// and watches (see apiServer).
+		Env: testutil.NewEnv(t, testutil.EnvOptions{
+			Client:  fake.NewClientset(slices.Concat(testutil.Objects(s.claims...), testutil.Objects(pods...), testutil.Objects(s.classes...))...),
+			Metrics: []testutil.MetricSet{m},
+		}),
+		clock: testingclock.NewFakeClock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)),
+	}
+	claims, classes := e.Informers.Core().V1().PersistentVolumeClaims(), e.Informers.Storage().V1().StorageClasses()
 	ctrl, err := New(Options{
-		Client:        client,
-		ClaimInformer: factory.Core().V1().PersistentVolumeClaims(),
-		PodInformer:   factory.Core().V1().Pods(),
-		ClassLister:   factory.Storage().V1().StorageClasses().Lister(),
+		Client:        e.Client,
+		ClaimInformer: claims,
+		PodInformer:   e.Informers.Core().V1().Pods(),
+		ClassLister:   classes.Lister(),
 		DriverName:    testDriver,
 		InTreePlugin:  s.inTreePlugin,
 		AllClaims:     s.allClaims,
-		EventRecorder: recorder,
+		EventRecorder: e.Events,
 		Metrics:       m,
 		RateLimiter:   s.limiter,
 		Processed:     e.syncs.Processed,
-		Clock:         clk,
+		Clock:         e.clock,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -194,41 +158,20 @@ func newEnv(t testing.TB, s setup) *env {
 	}
 	t.Cleanup(ctrl.loop.ShutDown)
 	if s.run {
-		if err := factory.Core().V1().Pods().Informer().SetTransform(TrimPod); err != nil {
+		if err := e.Informers.Core().V1().Pods().Informer().SetTransform(TrimPod); err != nil {
 			t.Fatal(err)
 		}
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		factory.Start(ctx.Done())
-		factory.WaitForCacheSync(ctx.Done())
-		go func() { ctrl.Run(ctx, 2); close(done) }()
-		t.Cleanup(func() {
-			cancel()
-			<-done
-			factory.Shutdown()
-		})
+		e.StartInformers(t)
+		e.Run(t, func(ctx context.Context) { ctrl.Run(ctx, 2) })
 		return e
 	}
-	for _, c := range s.claims {
-		mustAdd(t, factory.Core().V1().PersistentVolumeClaims().Informer().GetIndexer(), c)
-	}
-	for _, c := range s.classes {
-		mustAdd(t, factory.Storage().V1().StorageClasses().Informer().GetIndexer(), c)
-	}
-	for _, p := range s.pods {
-		mustAdd(t, ctrl.pods, p)
-	}
+	testutil.AddTo(t, claims.Informer().GetIndexer(), s.claims...)
+	testutil.AddTo(t, classes.Informer().GetIndexer(), s.classes...)
+	testutil.AddTo(t, ctrl.pods, s.pods...)
 	if s.cacheRV != "" {
 		ctrl.pods.Bookmark(s.cacheRV)
 	}
 	return e
-}
-
-func mustAdd(t testing.TB, store interface{ Add(interface{}) error }, obj interface{}) {
-	t.Helper()
-	if err := store.Add(obj); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // recordingLoop is a queue whose sync only records the key, so that a test
@@ -247,13 +190,6 @@ func (e *env) recordingLoop(t testing.TB) *reconcile.Loop[cache.ObjectName] {
 		t.Fatal(err)
 	}
 	return loop
-}
-
-// waitSyncs waits until the loop has synced claim name more than after
-// times, and returns the outcome of the sync after the first after.
-func (e *env) waitSyncs(name string, after int) error {
-	e.t.Helper()
-	return e.syncs.Wait(e.t, 5*time.Second, key(name), after+1)[after]
 }
 
 // sync runs one sync of claim name, as a worker would, and returns its
@@ -281,36 +217,26 @@ func (e *env) mustSync(name string) reconcile.Result {
 // setClaim puts a claim version in the claim cache.
 func (e *env) setClaim(c *v1.PersistentVolumeClaim) {
 	e.t.Helper()
-	if err := e.factory.Core().V1().PersistentVolumeClaims().Informer().GetIndexer().Update(c); err != nil {
+	if err := e.Informers.Core().V1().PersistentVolumeClaims().Informer().GetIndexer().Update(c); err != nil {
 		e.t.Fatal(err)
 	}
 }
 
-// apiClaim reads a claim from the fake API server; nil when it is gone.
-func (e *env) apiClaim(name string) *v1.PersistentVolumeClaim {
-	c, err := e.client.CoreV1().PersistentVolumeClaims(testNS).Get(context.Background(), name, metav1.GetOptions{})
-	if err != nil {
-		return nil
-	}
-	return c
+// hasFinalizer tells whether claim name, which must exist, has the
+// finalizer on the API server.
+func (e *env) hasFinalizer(name string) bool {
+	e.t.Helper()
+	return slices.Contains(testutil.Get(e.t, e.Client.CoreV1().PersistentVolumeClaims(testNS), name).Finalizers, Finalizer)
 }
 
-func (e *env) hasFinalizer(name string) bool {
-	c := e.apiClaim(name)
-	if c == nil {
-		e.t.Fatalf("claim %s is gone", name)
-	}
-	return slices.Contains(c.Finalizers, Finalizer)
-}
+// claimUpdate keeps the updates of claims, the controller's only write.
+var claimUpdate = []testutil.ActionFilter{testutil.Verb("update"), testutil.On("persistentvolumeclaims")}
 
 // writes are the claims written so far (finalizers go by update: upstream's
 // RBAC grants no patch on claims).
 func (e *env) writes() []*v1.PersistentVolumeClaim {
 	var out []*v1.PersistentVolumeClaim
-	for _, a := range e.client.Actions() {
-		if a.GetResource().Resource != "persistentvolumeclaims" {
-			continue
-		}
+	for _, a := range testutil.Actions(e.Client.Actions(), testutil.On("persistentvolumeclaims")) {
 		switch w := a.(type) {
 		case k8stesting.PatchAction:
 			e.t.Errorf("claim %s patched; upstream's RBAC grants update only", w.GetName())
@@ -321,35 +247,15 @@ func (e *env) writes() []*v1.PersistentVolumeClaim {
 	return out
 }
 
-// events drains the recorded events.
-func (e *env) events() []string { return testutil.Drain(e.recorder.Events) }
-
 // metric returns the value of a pvc protection metric by its name suffix
-// and, for a vector, its result label.
+// and, for a vector, its result label: 0 for a result never counted.
 func (e *env) metric(name string, result ...string) float64 {
 	e.t.Helper()
 	var labels []string
 	if len(result) > 0 {
 		labels = []string{"result", result[0]}
 	}
-	v, ok := testutil.MetricValue(e.t, e.registry, "csi_provisioner_pvc_protection_"+name, labels...)
-	if !ok {
-		e.t.Fatalf("metric %s %v not found", name, labels)
-	}
-	return v
-}
-
-// notCounted tells whether the result of the counter vector name was never
-// counted: a label value never counted is not exported, but the vector must
-// be, so a renamed metric fails the test.
-func (e *env) notCounted(name, result string) bool {
-	e.t.Helper()
-	full := "csi_provisioner_pvc_protection_" + name
-	if _, ok := testutil.MetricValue(e.t, e.registry, full); !ok {
-		e.t.Fatalf("metric %s not found", name)
-	}
-	v, ok := testutil.MetricValue(e.t, e.registry, full, "result", result)
-	return !ok || v == 0
+	return e.Registry.Value(e.t, "csi_provisioner_pvc_protection_"+name, labels...)
 }
 
 // queued takes the keys the handlers queued so far (those due now), as
@@ -366,12 +272,6 @@ func (e *env) queued() []string {
 	}
 	e.added = nil
 	return out
-}
-
-// eventually polls cond until it holds or fails the test after 5s.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	testutil.Eventually(t, 5*time.Second, what, cond)
 }
 
 // fakeFreshness answers every question alike and counts them.

@@ -10,16 +10,17 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/csi-protect/external-provisioner/internal/reconcile"
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/driverscope"
 )
 
 func TestPodEventsRequeueTheirClaims(t *testing.T) {
-	ephPod, ephClaim := ephemeralPod("web", "cache", true)
+	ephPod, ephClaim := ephemeralPod("web", "cache", true, testutil.Deleting())
 	claims := []*v1.PersistentVolumeClaim{
-		deleting(newClaim("a")), deleting(newClaim("b")), deleting(ephClaim),
+		newClaim("a", testutil.Deleting()), newClaim("b", testutil.Deleting()), ephClaim,
 		newClaim("live"), // not being deleted: a pod event cannot matter
 	}
-	noFinalizer := deleting(newClaim("done"))
+	noFinalizer := newClaim("done", testutil.Deleting())
 	noFinalizer.Finalizers = nil
 	claims = append(claims, noFinalizer)
 
@@ -71,17 +72,17 @@ func TestPodEventsRequeueTheirClaims(t *testing.T) {
 }
 
 func TestClaimEvents(t *testing.T) {
-	other := deleting(newClaim("other"))
+	other := newClaim("other", testutil.Deleting())
 	other.Annotations[driverscope.AnnStorageProvisioner] = "other.example.com"
 	missing := newClaim("missing")
 	missing.Finalizers = nil
-	released := deleting(newClaim("released"))
+	released := newClaim("released", testutil.Deleting())
 	released.Finalizers = nil
 	tests := []struct {
 		claim *v1.PersistentVolumeClaim
 		want  bool
 	}{
-		{deleting(newClaim("deleting")), true},
+		{newClaim("deleting", testutil.Deleting()), true},
 		{missing, true},
 		{newClaim("protected"), false},
 		{released, false},
@@ -95,16 +96,16 @@ func TestClaimEvents(t *testing.T) {
 		}
 	}
 	// A tombstone of a deleted claim clears its state.
-	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{deleting(newClaim("x"))}, pods: []*v1.Pod{newPod("p", testNode, "x")}})
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{newClaim("x", testutil.Deleting())}, pods: []*v1.Pod{newPod("p", testNode, "x")}})
 	e.mustSync("x")
-	reconcile.Handler(nil, e.ctrl.onClaimDeleted).OnDelete(cache.DeletedFinalStateUnknown{Key: "ns/x", Obj: deleting(newClaim("x"))})
+	reconcile.Handler(nil, e.ctrl.onClaimDeleted).OnDelete(cache.DeletedFinalStateUnknown{Key: "ns/x", Obj: newClaim("x", testutil.Deleting())})
 	if e.ctrl.hasState(key("x")) {
 		t.Error("the tombstone of a claim must clear its state")
 	}
 }
 
 func TestSeenDeletingIsKeptAcrossSyncs(t *testing.T) {
-	claim := deleting(newClaim("data"))
+	claim := newClaim("data", testutil.Deleting())
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{claim}, pods: []*v1.Pod{newPod("p", testNode, "data")}})
 	first := e.ctrl.seenDeleting(claim)
 	e.clock.Step(1000)
@@ -113,7 +114,7 @@ func TestSeenDeletingIsKeptAcrossSyncs(t *testing.T) {
 		t.Errorf("seen moved from %v to %v: it must stay when this process first saw the deletion", first, got)
 	}
 	// A new claim of the same name is seen afresh.
-	again := deleting(newClaim("data"))
+	again := newClaim("data", testutil.Deleting())
 	again.UID = "other"
 	if got := e.ctrl.seenDeleting(again); !first.before(got) {
 		t.Errorf("a recreated claim kept the old moment")

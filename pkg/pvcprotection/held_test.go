@@ -7,19 +7,20 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 func TestHoldEmitsOneEventNamingThePod(t *testing.T) {
 	e := newEnv(t, setup{
-		claims: []*v1.PersistentVolumeClaim{deleting(newClaim("data"))},
+		claims: []*v1.PersistentVolumeClaim{newClaim("data", testutil.Deleting())},
 		pods:   []*v1.Pod{newPod("p2", testNode, "data"), newPod("p1", testNode, "data"), newPod("p3", testNode, "data")},
 	})
 	for i := 0; i < 5; i++ {
 		e.mustSync("data")
 	}
-	ev := e.events()
+	ev := e.Events.Drain()
 	if len(ev) != 1 {
 		t.Fatalf("events %q, want one for the whole hold", ev)
 	}
@@ -34,14 +35,14 @@ func TestHoldEmitsOneEventNamingThePod(t *testing.T) {
 	// Another pod going changes nothing a person needs to know.
 	mustDelete(t, e, "p3")
 	e.mustSync("data")
-	if ev := e.events(); len(ev) != 0 {
+	if ev := e.Events.Drain(); len(ev) != 0 {
 		t.Errorf("events %q after another pod left", ev)
 	}
 	// The named pod going while p2 still blocks: say so, once.
 	mustDelete(t, e, "p1")
 	e.mustSync("data")
 	e.mustSync("data")
-	ev = e.events()
+	ev = e.Events.Drain()
 	if len(ev) != 1 || ev[0] != "Normal DeletionHeldByPod Deletion postponed: the claim is used by pod ns/p2" {
 		t.Errorf("events %q, want one naming p2 alone", ev)
 	}
@@ -52,7 +53,7 @@ func TestHoldEmitsOneEventNamingThePod(t *testing.T) {
 
 func TestReleaseAfterPodDeletion(t *testing.T) {
 	e := newEnv(t, setup{
-		claims: []*v1.PersistentVolumeClaim{deleting(newClaim("data"))},
+		claims: []*v1.PersistentVolumeClaim{newClaim("data", testutil.Deleting())},
 		pods:   []*v1.Pod{newPod("p1", testNode, "data")},
 	})
 	e.mustSync("data")
@@ -64,7 +65,7 @@ func TestReleaseAfterPodDeletion(t *testing.T) {
 	if e.hasFinalizer("data") {
 		t.Fatal("the finalizer must go once the pod is deleted")
 	}
-	ev := e.events()
+	ev := e.Events.Drain()
 	if len(ev) != 2 || !strings.HasPrefix(ev[1], "Normal DeletionReleased ") {
 		t.Fatalf("events %q, want the hold and then DeletionReleased", ev)
 	}
@@ -77,7 +78,7 @@ func TestReleaseAfterPodDeletion(t *testing.T) {
 }
 
 func TestReleasedBySomeoneElseEndsTheHold(t *testing.T) {
-	claim := deleting(newClaim("data"))
+	claim := newClaim("data", testutil.Deleting())
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{claim}, pods: []*v1.Pod{newPod("p1", testNode, "data")}})
 	e.mustSync("data")
 	gone := claim.DeepCopy()
@@ -85,7 +86,7 @@ func TestReleasedBySomeoneElseEndsTheHold(t *testing.T) {
 	gone.ResourceVersion = "2"
 	e.setClaim(gone)
 	e.mustSync("data")
-	if ev := e.events(); len(ev) != 2 || !strings.HasPrefix(ev[1], "Normal DeletionReleased ") {
+	if ev := e.Events.Drain(); len(ev) != 2 || !strings.HasPrefix(ev[1], "Normal DeletionReleased ") {
 		t.Errorf("events %q", ev)
 	}
 	if got := e.metric("held_claims"); got != 0 {
@@ -97,7 +98,7 @@ func TestReleasedBySomeoneElseEndsTheHold(t *testing.T) {
 }
 
 func TestClaimDeletionForgetsTheHold(t *testing.T) {
-	claim := deleting(newClaim("data"))
+	claim := newClaim("data", testutil.Deleting())
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{claim}, pods: []*v1.Pod{newPod("p1", testNode, "data")}})
 	e.mustSync("data")
 	e.ctrl.onClaimDeleted(claim)
@@ -116,22 +117,22 @@ func mustDelete(t *testing.T, e *env, name string) {
 	if err := e.ctrl.pods.Delete(pod); err != nil {
 		t.Fatal(err)
 	}
-	_ = e.client.CoreV1().Pods(testNS).Delete(context.Background(), name, metav1.DeleteOptions{})
+	_ = e.Client.CoreV1().Pods(testNS).Delete(context.Background(), name, metav1.DeleteOptions{})
 }
 
 func TestRecreatedClaimDoesNotLeakTheHeldCount(t *testing.T) {
-	old := deleting(newClaim("data"))
+	old := newClaim("data", testutil.Deleting())
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{old}, pods: []*v1.Pod{newPod("p1", testNode, "data")}})
 	e.mustSync("data")
 	// The delete event was missed; a new claim of the same name is held too.
-	again := deleting(newClaim("data"))
+	again := newClaim("data", testutil.Deleting())
 	again.UID = "new-uid"
 	e.setClaim(again)
 	e.mustSync("data")
 	if got := e.metric("held_claims"); got != 1 {
 		t.Errorf("held claims = %v, want 1", got)
 	}
-	if ev := e.events(); len(ev) != 2 {
+	if ev := e.Events.Drain(); len(ev) != 2 {
 		t.Errorf("events %q: the new claim's hold is news", ev)
 	}
 }
@@ -140,16 +141,13 @@ func TestRecreatedClaimDoesNotLeakTheHeldCount(t *testing.T) {
 // the update that removed its last finalizer returns: the release is still
 // told.
 func TestReleaseIsToldWhenTheDeletionOvertakesTheWrite(t *testing.T) {
-	claim := deleting(newClaim("data"))
+	claim := newClaim("data", testutil.Deleting())
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{claim}, pods: []*v1.Pod{newPod("p1", testNode, "data")}})
 	e.mustSync("data")
 	mustDelete(t, e, "p1")
-	e.client.PrependReactor("update", "persistentvolumeclaims", func(k8stesting.Action) (bool, runtime.Object, error) {
-		e.ctrl.onClaimDeleted(claim)
-		return false, nil, nil
-	})
+	testutil.BeforeEach(e.Client, func(k8stesting.Action) { e.ctrl.onClaimDeleted(claim) }, claimUpdate...)
 	e.mustSync("data")
-	ev := e.events()
+	ev := e.Events.Drain()
 	if len(ev) != 2 || !strings.HasPrefix(ev[1], "Normal DeletionReleased ") {
 		t.Fatalf("events %q, want the hold and then DeletionReleased", ev)
 	}

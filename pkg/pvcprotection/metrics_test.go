@@ -1,32 +1,23 @@
 package pvcprotection
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/component-base/metrics"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 func TestMetricsAreRegisteredUnderTheirNames(t *testing.T) {
-	registry := metrics.NewKubeRegistry()
 	m := NewMetrics()
-	registry.MustRegister(m.Registerables()...)
+	registry := testutil.NewRegistry(m)
 	m.HeldClaims.Set(2)
 	m.FinalizersAdded.Inc()
 	m.FinalizersRemoved.Inc()
 	m.FreshnessChecks.WithLabelValues(resultCache).Inc()
 	m.LivePodLists.Inc()
-	families, err := registry.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, f := range families {
-		names = append(names, f.GetName())
-	}
 	for _, want := range []string{
 		"csi_provisioner_pvc_protection_held_claims",
 		"csi_provisioner_pvc_protection_finalizers_added_total",
@@ -34,8 +25,8 @@ func TestMetricsAreRegisteredUnderTheirNames(t *testing.T) {
 		"csi_provisioner_pvc_protection_freshness_checks_total",
 		"csi_provisioner_pvc_protection_live_pod_lists_total",
 	} {
-		if !slices.Contains(names, want) {
-			t.Errorf("%s missing from %v", want, names)
+		if _, ok := testutil.MetricValue(t, registry, want); !ok {
+			t.Errorf("%s not exported", want)
 		}
 	}
 }
@@ -43,15 +34,15 @@ func TestMetricsAreRegisteredUnderTheirNames(t *testing.T) {
 func TestMetricValuesFollowTheWork(t *testing.T) {
 	late := withRV(newPod("late", testNode, "used"), "15")
 	api := &apiServer{current: "20", watches: [][]watch.Event{{podEvent(watch.Added, late), bookmark("20")}}}
-	used, free := deleting(newClaim("used")), deleting(newClaim("free"))
+	used, free := newClaim("used", testutil.Deleting()), newClaim("free", testutil.Deleting())
 	missing := newClaim("missing")
 	missing.Finalizers = nil
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{used, free, missing}, cacheRV: "10", realFreshness: true})
-	api.install(e.client)
+	api.install(e.Client)
 	for _, c := range []*v1.PersistentVolumeClaim{used, free, missing} {
 		e.ctrl.onClaim(c)
 	}
-	mustAdd(t, e.ctrl.pods, late)
+	testutil.AddTo(t, e.ctrl.pods, late)
 	e.mustSync("used")
 	e.mustSync("free")
 	e.mustSync("missing")
@@ -71,18 +62,18 @@ func TestMetricValuesFollowTheWork(t *testing.T) {
 		t.Errorf("freshness_checks_total{result=%q} = %v, want 1", resultWatch, got)
 	}
 	for _, result := range []string{resultCache, resultList} {
-		if !e.notCounted("freshness_checks_total", result) {
+		if e.metric("freshness_checks_total", result) != 0 {
 			t.Errorf("freshness_checks_total{result=%q} counted, want not", result)
 		}
 	}
 }
 
 func TestNilMetricsAreFine(t *testing.T) {
-	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{deleting(newClaim("data"))}, pods: []*v1.Pod{newPod("p", testNode, "data")}})
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{newClaim("data", testutil.Deleting())}, pods: []*v1.Pod{newPod("p", testNode, "data")}})
 	ctrl, err := New(Options{
-		Client: e.client, ClaimInformer: e.factory.Core().V1().PersistentVolumeClaims(),
-		PodInformer: e.factory.Core().V1().Pods(), AllClaims: true,
-		EventRecorder: e.recorder,
+		Client: e.Client, ClaimInformer: e.Informers.Core().V1().PersistentVolumeClaims(),
+		PodInformer: e.Informers.Core().V1().Pods(), AllClaims: true,
+		EventRecorder: e.Events,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +86,7 @@ func TestNilMetricsAreFine(t *testing.T) {
 	if n := ctrl.holds.Len(); n != 1 {
 		t.Fatalf("held claims %d", n)
 	}
-	if ev := e.events(); len(ev) != 1 || !strings.HasPrefix(ev[0], "Normal DeletionHeldByPod ") {
+	if ev := e.Events.Drain(); len(ev) != 1 || !strings.HasPrefix(ev[0], "Normal DeletionHeldByPod ") {
 		t.Errorf("events %q, want the hold", ev)
 	}
 }

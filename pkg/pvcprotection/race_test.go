@@ -8,16 +8,17 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/csi-protect/external-provisioner/internal/reconcile"
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 // The race KCM avoids with a live list: a pod created just before the claim's
 // deletion is in the API but not yet in the pod cache.
 func TestPodMissingFromCacheIsWaitedFor(t *testing.T) {
-	claim := deleting(newClaim("data"))
+	claim := newClaim("data", testutil.Deleting())
 	late := withRV(newPod("late", testNode, "data"), "15")
 	api := &apiServer{current: "20", watches: [][]watch.Event{{podEvent(watch.Added, late), bookmark("20")}}}
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{claim}, apiOnly: []*v1.Pod{late}, cacheRV: "10", realFreshness: true})
-	api.install(e.client)
+	api.install(e.Client)
 
 	result := e.mustSync("data")
 	if len(e.writes()) != 0 {
@@ -47,12 +48,12 @@ func TestPodMissingFromCacheIsWaitedFor(t *testing.T) {
 	}
 
 	// The informer delivers the pod.
-	mustAdd(t, e.ctrl.pods, late)
+	testutil.AddTo(t, e.ctrl.pods, late)
 	e.mustSync("data")
 	if !e.hasFinalizer("data") || len(e.writes()) != 0 {
 		t.Fatal("the claim is used by the late pod and must be held")
 	}
-	ev := e.events()
+	ev := e.Events.Drain()
 	if len(ev) != 1 || !strings.Contains(ev[0], "DeletionHeldByPod") || !strings.Contains(ev[0], "ns/late") {
 		t.Fatalf("events %q, want a hold naming ns/late", ev)
 	}
@@ -69,13 +70,13 @@ func TestPodMissingFromCacheIsWaitedFor(t *testing.T) {
 func TestReplayOfUnrelatedPodsReleasesOnceCaught(t *testing.T) {
 	other := withRV(newPod("other", testNode, "other"), "15")
 	api := &apiServer{current: "20", watches: [][]watch.Event{{podEvent(watch.Added, other), bookmark("21")}}}
-	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{deleting(newClaim("data"))}, apiOnly: []*v1.Pod{other}, cacheRV: "10", realFreshness: true})
-	api.install(e.client)
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{newClaim("data", testutil.Deleting())}, apiOnly: []*v1.Pod{other}, cacheRV: "10", realFreshness: true})
+	api.install(e.Client)
 	e.mustSync("data")
 	if len(e.writes()) != 0 {
 		t.Fatal("released before the cache caught up")
 	}
-	mustAdd(t, e.ctrl.pods, other)
+	testutil.AddTo(t, e.ctrl.pods, other)
 	e.mustSync("data")
 	if e.hasFinalizer("data") {
 		t.Fatal("an unused claim must be released once the cache is fresh")
@@ -87,8 +88,8 @@ func TestReplayOfUnrelatedPodsReleasesOnceCaught(t *testing.T) {
 func TestEventsPastTheTargetAreNotWaitedFor(t *testing.T) {
 	late := withRV(newPod("late", testNode, "other"), "25")
 	api := &apiServer{current: "20", watches: [][]watch.Event{{podEvent(watch.Added, late)}}}
-	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{deleting(newClaim("data"))}, cacheRV: "10", realFreshness: true})
-	api.install(e.client)
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{newClaim("data", testutil.Deleting())}, cacheRV: "10", realFreshness: true})
+	api.install(e.Client)
 	e.mustSync("data")
 	if e.hasFinalizer("data") {
 		t.Fatal("nothing at or before the target: the cache was complete")
@@ -101,8 +102,8 @@ func TestWatchEndingEarlyIsResumed(t *testing.T) {
 		{podEvent(watch.Modified, other)},
 		{bookmark("20")},
 	}}
-	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{deleting(newClaim("data"))}, cacheRV: "10", realFreshness: true})
-	api.install(e.client)
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{newClaim("data", testutil.Deleting())}, cacheRV: "10", realFreshness: true})
+	api.install(e.Client)
 	e.mustSync("data")
 	if api.watchCalls.Load() != 2 || api.watchOpts[1].ResourceVersion != "12" {
 		t.Fatalf("%d watches, options %+v: want a second one from 12", api.watchCalls.Load(), api.watchOpts)
@@ -121,8 +122,8 @@ func TestWatchEndingEarlyIsResumed(t *testing.T) {
 
 func TestWatchNeverReachingTheTargetFails(t *testing.T) {
 	api := &apiServer{current: "20"}
-	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{deleting(newClaim("data"))}, cacheRV: "10", realFreshness: true})
-	api.install(e.client)
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{newClaim("data", testutil.Deleting())}, cacheRV: "10", realFreshness: true})
+	api.install(e.Client)
 	if err := e.sync("data"); err == nil {
 		t.Fatal("want an error for a retry")
 	}
@@ -142,19 +143,19 @@ func TestWatchNeverReachingTheTargetFails(t *testing.T) {
 
 func TestCheckStartedBeforeTheDeletionWasSeenIsNotTrusted(t *testing.T) {
 	api := &apiServer{current: "20", block: make(chan struct{})}
-	a, b := deleting(newClaim("a")), deleting(newClaim("b"))
+	a, b := newClaim("a", testutil.Deleting()), newClaim("b", testutil.Deleting())
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{a, b}, cacheRV: "30", realFreshness: true})
-	api.install(e.client)
+	api.install(e.Client)
 
 	e.ctrl.onClaim(a)
 	errs := make(chan error, 2)
 	go func() { errs <- e.sync("a") }()
-	eventually(t, "the first probe", func() bool { return api.probes.Load() == 1 })
+	e.Eventually(t, "the first probe", func() bool { return api.probes.Load() == 1 })
 	// b is seen deleting while a's check is on its way, and asks for a
 	// check before a's ends.
 	e.ctrl.onClaim(b)
 	go func() { errs <- e.sync("b") }()
-	eventually(t, "b to ask for a check", func() bool { return e.asked.calls.Load() == 2 })
+	e.Eventually(t, "b to ask for a check", func() bool { return e.asked.calls.Load() == 2 })
 	close(api.block)
 	for i := 0; i < 2; i++ {
 		if err := <-errs; err != nil {

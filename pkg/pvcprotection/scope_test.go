@@ -7,11 +7,12 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/driverscope"
 )
 
 func TestScope(t *testing.T) {
-	classes := []*storagev1.StorageClass{newClass("ours", testDriver), newClass("theirs", "other.example.com")}
+	classes := []*storagev1.StorageClass{testutil.NewClass("ours", testDriver), testutil.NewClass("theirs", "other.example.com")}
 	plain := func(name string) *v1.PersistentVolumeClaim {
 		c := newClaim(name)
 		c.Annotations = nil
@@ -66,7 +67,7 @@ func TestOutOfScopeClaimIsNeverWritten(t *testing.T) {
 	missing := newClaim("missing")
 	missing.Annotations[driverscope.AnnStorageProvisioner] = "other.example.com"
 	missing.Finalizers = nil
-	unused := deleting(newClaim("unused"))
+	unused := newClaim("unused", testutil.Deleting())
 	unused.Annotations[driverscope.AnnStorageProvisioner] = "other.example.com"
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{missing, unused}})
 	e.ctrl.onClaim(missing)
@@ -76,8 +77,8 @@ func TestOutOfScopeClaimIsNeverWritten(t *testing.T) {
 	}
 	e.mustSync("missing")
 	e.mustSync("unused")
-	if n := len(e.client.Actions()); n != 0 {
-		t.Fatalf("%d requests for claims of another driver: %v", n, e.client.Actions())
+	if n := len(e.Client.Actions()); n != 0 {
+		t.Fatalf("%d requests for claims of another driver: %v", n, e.Client.Actions())
 	}
 	if e.fresh.calls != 0 {
 		t.Error("a claim out of scope needs no freshness check")
@@ -85,7 +86,7 @@ func TestOutOfScopeClaimIsNeverWritten(t *testing.T) {
 }
 
 func TestAllClaimsTakesOtherDriversClaims(t *testing.T) {
-	claim := deleting(newClaim("unused"))
+	claim := newClaim("unused", testutil.Deleting())
 	claim.Annotations = nil
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{claim}, allClaims: true})
 	e.mustSync("unused")
@@ -97,7 +98,7 @@ func TestAllClaimsTakesOtherDriversClaims(t *testing.T) {
 // A driver that replaces an in-tree plugin protects claims of that plugin's
 // classes, and of no other in-tree plugin's.
 func TestMigratedDriverProtectsClaimsOfItsInTreeClasses(t *testing.T) {
-	classes := []*storagev1.StorageClass{newClass("gp2", "kubernetes.io/aws-ebs"), newClass("standard", "kubernetes.io/gce-pd")}
+	classes := []*storagev1.StorageClass{testutil.NewClass("gp2", "kubernetes.io/aws-ebs"), testutil.NewClass("standard", "kubernetes.io/gce-pd")}
 	e := newEnv(t, setup{classes: classes, inTreePlugin: "kubernetes.io/aws-ebs"})
 	for class, want := range map[string]bool{"gp2": true, "standard": false} {
 		claim := newClaim("db")

@@ -6,6 +6,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 // A namespace of few pods is listed live at once, as kube-controller-manager
@@ -13,8 +15,8 @@ import (
 // in a quiet namespace goes as fast as with KCM.
 func TestQuietSmallNamespaceIsReleasedAfterOneBoundedList(t *testing.T) {
 	api := &apiServer{current: "20"}
-	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{deleting(newClaim("data"))}, cacheRV: "10", realFreshness: true, smallNamespace: true})
-	api.install(e.client)
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{newClaim("data", testutil.Deleting())}, cacheRV: "10", realFreshness: true, smallNamespace: true})
+	api.install(e.Client)
 
 	e.mustSync("data")
 	if e.hasFinalizer("data") {
@@ -36,8 +38,8 @@ func TestQuietSmallNamespaceIsReleasedAfterOneBoundedList(t *testing.T) {
 func TestSmallNamespaceListSeesAPodTheCacheMisses(t *testing.T) {
 	late := withRV(newPod("late", testNode, "data"), "15")
 	api := &apiServer{current: "20", livePods: &v1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "20"}, Items: []v1.Pod{*late}}}
-	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{deleting(newClaim("data"))}, apiOnly: []*v1.Pod{late}, cacheRV: "10", realFreshness: true, smallNamespace: true})
-	api.install(e.client)
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{newClaim("data", testutil.Deleting())}, apiOnly: []*v1.Pod{late}, cacheRV: "10", realFreshness: true, smallNamespace: true})
+	api.install(e.Client)
 
 	e.mustSync("data")
 	if !e.hasFinalizer("data") || len(e.writes()) != 0 {
@@ -53,8 +55,8 @@ func TestSmallNamespaceListSeesAPodTheCacheMisses(t *testing.T) {
 // without another probe.
 func TestNamespaceGrownPastTheBoundGoesOnWithTheWatch(t *testing.T) {
 	api := &apiServer{current: "20", pastLimit: true, watches: [][]watch.Event{{bookmark("20")}}}
-	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{deleting(newClaim("data"))}, cacheRV: "10", realFreshness: true, smallNamespace: true})
-	api.install(e.client)
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{newClaim("data", testutil.Deleting())}, cacheRV: "10", realFreshness: true, smallNamespace: true})
+	api.install(e.Client)
 
 	e.mustSync("data")
 	if e.hasFinalizer("data") {
@@ -75,8 +77,8 @@ func TestLargeNamespaceIsNotListed(t *testing.T) {
 	t.Cleanup(func() { smallNamespacePods = saved })
 	pods := []*v1.Pod{newPod("a", testNode, "x"), newPod("b", testNode, "y"), newPod("c", testNode, "z")}
 	api := &apiServer{current: "20", watches: [][]watch.Event{{bookmark("20")}}}
-	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{deleting(newClaim("data"))}, pods: pods, cacheRV: "10", realFreshness: true, smallNamespace: true})
-	api.install(e.client)
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{newClaim("data", testutil.Deleting())}, pods: pods, cacheRV: "10", realFreshness: true, smallNamespace: true})
+	api.install(e.Client)
 
 	e.mustSync("data")
 	if e.hasFinalizer("data") {

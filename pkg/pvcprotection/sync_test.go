@@ -7,13 +7,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes/fake"
-	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/tools/record"
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
@@ -32,7 +27,7 @@ func TestFinalizerAddedWhenMissing(t *testing.T) {
 	if len(writes) != 1 {
 		t.Fatalf("%d writes, want 1", len(writes))
 	}
-	if w := writes[0]; w.ResourceVersion != "7" || w.UID != "old-uid" {
+	if w := writes[0]; w.ResourceVersion != "7" || w.UID != claim.UID {
 		t.Errorf("the write must be conditional on the cached version: %s %s", w.ResourceVersion, w.UID)
 	}
 	if f := writes[0].Finalizers; len(f) != 2 || f[0] != "other" || f[1] != Finalizer {
@@ -50,14 +45,14 @@ func TestClaimWithFinalizerIsLeftAlone(t *testing.T) {
 		t.Errorf("queued %v", q)
 	}
 	e.mustSync("ok")
-	if len(e.client.Actions()) != 0 || e.fresh.calls != 0 {
-		t.Errorf("a live claim with the finalizer needs no request, got %v", e.client.Actions())
+	if len(e.Client.Actions()) != 0 || e.fresh.calls != 0 {
+		t.Errorf("a live claim with the finalizer needs no request, got %v", e.Client.Actions())
 	}
 }
 
 func TestUnusedDeletingClaimIsReleased(t *testing.T) {
 	e := newEnv(t, setup{
-		claims: []*v1.PersistentVolumeClaim{deleting(newClaim("data"))},
+		claims: []*v1.PersistentVolumeClaim{newClaim("data", testutil.Deleting())},
 		pods:   []*v1.Pod{newPod("other", testNode, "other"), newPod("pending", "", "data")},
 	})
 	e.mustSync("data")
@@ -70,7 +65,7 @@ func TestUnusedDeletingClaimIsReleased(t *testing.T) {
 	if e.fresh.calls != 1 {
 		t.Errorf("freshness asked %d times, want 1", e.fresh.calls)
 	}
-	if ev := e.events(); len(ev) != 0 {
+	if ev := e.Events.Drain(); len(ev) != 0 {
 		t.Errorf("a claim never held needs no event: %v", ev)
 	}
 	// The cache still shows the version just released: no second write and
@@ -83,7 +78,7 @@ func TestUnusedDeletingClaimIsReleased(t *testing.T) {
 
 func TestUsedClaimIsHeldWithoutFreshnessCheck(t *testing.T) {
 	e := newEnv(t, setup{
-		claims: []*v1.PersistentVolumeClaim{deleting(newClaim("data"))},
+		claims: []*v1.PersistentVolumeClaim{newClaim("data", testutil.Deleting())},
 		pods:   []*v1.Pod{newPod("p1", testNode, "data")},
 	})
 	e.mustSync("data")
@@ -97,10 +92,8 @@ func TestUsedClaimIsHeldWithoutFreshnessCheck(t *testing.T) {
 
 func TestConflictIsRetriedQuietly(t *testing.T) {
 	limiter := testutil.InstantRetries[cache.ObjectName]()
-	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{deleting(newClaim("data"))}, realLoop: true, limiter: limiter})
-	e.client.PrependReactor("update", "persistentvolumeclaims", func(k8stesting.Action) (bool, runtime.Object, error) {
-		return true, nil, apierrors.NewConflict(schema.GroupResource{Resource: "persistentvolumeclaims"}, "data", nil)
-	})
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{newClaim("data", testutil.Deleting())}, realLoop: true, limiter: limiter})
+	testutil.FailNext(e.Client, -1, apierrors.NewConflict(schema.GroupResource{Resource: "persistentvolumeclaims"}, "data", nil), claimUpdate...)
 	// Through the loop, whose default rate limiter this test replaces.
 	e.ctrl.loop.Add(key("data"))
 	e.ctrl.loop.ProcessNext(context.Background())
@@ -122,17 +115,15 @@ func TestForbiddenWriteNamesTheRBACRule(t *testing.T) {
 	claim := newClaim("data")
 	claim.Finalizers = nil
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{claim}})
-	e.client.PrependReactor("update", "persistentvolumeclaims", func(k8stesting.Action) (bool, runtime.Object, error) {
-		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "persistentvolumeclaims"}, "data", nil)
-	})
+	testutil.FailNext(e.Client, -1, apierrors.NewForbidden(schema.GroupResource{Resource: "persistentvolumeclaims"}, "data", nil), claimUpdate...)
 	if err := e.sync("data"); err == nil || !strings.Contains(err.Error(), "must allow update") {
 		t.Fatalf("err = %v", err)
 	}
 }
 
 func TestClaimGoneMeanwhileIsNoError(t *testing.T) {
-	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{deleting(newClaim("data"))}})
-	if err := e.client.Tracker().Delete(v1.SchemeGroupVersion.WithResource("persistentvolumeclaims"), testNS, "data"); err != nil {
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{newClaim("data", testutil.Deleting())}})
+	if err := e.Client.Tracker().Delete(v1.SchemeGroupVersion.WithResource("persistentvolumeclaims"), testNS, "data"); err != nil {
 		t.Fatal(err)
 	}
 	e.mustSync("data")
@@ -140,7 +131,7 @@ func TestClaimGoneMeanwhileIsNoError(t *testing.T) {
 }
 
 func TestFreshnessErrorIsRetried(t *testing.T) {
-	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{deleting(newClaim("data"))}})
+	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{newClaim("data", testutil.Deleting())}})
 	e.fresh.err = apierrors.NewServiceUnavailable("try later")
 	if err := e.sync("data"); err == nil {
 		t.Fatal("a failed freshness check must fail the sync")
@@ -151,14 +142,14 @@ func TestFreshnessErrorIsRetried(t *testing.T) {
 }
 
 func TestNewValidates(t *testing.T) {
-	factory := informers.NewSharedInformerFactory(fake.NewClientset(), 0)
+	e := testutil.NewEnv(t, testutil.EnvOptions{})
 	good := Options{
-		Client:        fake.NewClientset(),
-		ClaimInformer: factory.Core().V1().PersistentVolumeClaims(),
-		PodInformer:   factory.Core().V1().Pods(),
-		ClassLister:   factory.Storage().V1().StorageClasses().Lister(),
+		Client:        e.Client,
+		ClaimInformer: e.Informers.Core().V1().PersistentVolumeClaims(),
+		PodInformer:   e.Informers.Core().V1().Pods(),
+		ClassLister:   e.Informers.Storage().V1().StorageClasses().Lister(),
 		DriverName:    testDriver,
-		EventRecorder: record.NewFakeRecorder(1),
+		EventRecorder: e.Events,
 	}
 	for name, change := range map[string]func(*Options){
 		"no client":         func(o *Options) { o.Client = nil },
