@@ -1,18 +1,14 @@
 package claimprotection
 
 import (
-	"context"
 	"slices"
 	"testing"
 
-	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/record"
-	"k8s.io/klog/v2"
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
@@ -38,7 +34,7 @@ func BenchmarkProtectionSync(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			ctrl, client := newBenchController(b, bc.claim, pvOf(bc.claim))
-			ctx := klog.NewContext(context.Background(), logr.Discard())
+			ctx := testutil.QuietContext()
 			key := keyOf(bc.claim.Name)
 			sync := func() {
 				if _, err := ctrl.sync(ctx, key); err != nil {
@@ -69,14 +65,11 @@ func BenchmarkProtectionSync(b *testing.B) {
 
 // newBenchController returns a controller whose informers never run: their
 // caches hold exactly the given objects, so every sync makes the same
-// decision. Writes are answered directly: the object tracker's JSON round
-// trips would measure the fake, not the controller.
+// decision. Writes are answered directly (see testutil.AnswerWith).
 func newBenchController(b *testing.B, claim *v1.PersistentVolumeClaim, pv *v1.PersistentVolume) (*Controller, *fake.Clientset) {
 	b.Helper()
 	client := fake.NewClientset()
-	client.PrependReactor("update", "persistentvolumeclaims", func(k8stesting.Action) (bool, runtime.Object, error) {
-		return true, claim, nil
-	})
+	testutil.AnswerWith(client, "update", "persistentvolumeclaims", claim)
 	factory := informers.NewSharedInformerFactory(client, 0)
 	claims, volumes := factory.Core().V1().PersistentVolumeClaims(), factory.Core().V1().PersistentVolumes()
 	ctrl, err := New(Options{

@@ -68,8 +68,8 @@ func deleteBatch(t *testing.T, n int, cacheRV string, api *apiServer) *env {
 func TestBatchCostsOneWatchAndNoPodList(t *testing.T) {
 	api := &apiServer{current: "20", watches: [][]watch.Event{{bookmark("20")}}}
 	e := deleteBatch(t, 200, "10", api)
-	if p, w, l := api.probes.Load(), api.watchCalls.Load(), api.lists.Load(); p != 1 || w != 1 || l != 0 {
-		t.Fatalf("200 deletions cost %d probes, %d watches, %d pod lists; want 1, 1, 0", p, w, l)
+	if got := api.requests(); got != "1 probes, 1 watches, 0 lists" {
+		t.Fatalf("200 deletions cost %s; want one probe and one watch", got)
 	}
 	if n := len(e.writes()); n != 200 {
 		t.Fatalf("%d claims released, want 200", n)
@@ -85,8 +85,8 @@ func TestBatchCostsOneWatchAndNoPodList(t *testing.T) {
 func TestBatchWithFreshCacheCostsOneProbe(t *testing.T) {
 	api := &apiServer{current: "20"}
 	e := deleteBatch(t, 200, "25", api)
-	if p, w, l := api.probes.Load(), api.watchCalls.Load(), api.lists.Load(); p != 1 || w != 0 || l != 0 {
-		t.Fatalf("200 deletions cost %d probes, %d watches, %d pod lists; want 1, 0, 0", p, w, l)
+	if got := api.requests(); got != "1 probes, 0 watches, 0 lists" {
+		t.Fatalf("200 deletions cost %s; want one probe", got)
 	}
 	if got := e.metric("freshness_checks_total", resultCache); got != 1 {
 		t.Errorf("cache checks = %v", got)

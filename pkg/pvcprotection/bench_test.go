@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
@@ -18,9 +16,7 @@ func BenchmarkSyncUnusedClaim(b *testing.B) {
 	claim := newClaim("data", testutil.Deleting())
 	pods := []*v1.Pod{newPod("other", testNode, "other"), newPod("pending", "", "data")}
 	e := newEnv(b, setup{claims: []*v1.PersistentVolumeClaim{claim}, pods: pods})
-	e.Client.PrependReactor("update", "persistentvolumeclaims", func(k8stesting.Action) (bool, runtime.Object, error) {
-		return true, claim, nil
-	})
+	testutil.AnswerWith(e.Client, "update", "persistentvolumeclaims", claim)
 	ctx := context.Background()
 	b.ReportAllocs()
 	b.ResetTimer()

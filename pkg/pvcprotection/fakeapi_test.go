@@ -1,6 +1,7 @@
 package pvcprotection
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -77,6 +78,12 @@ func (s *apiServer) install(client *fake.Clientset) {
 		w.Stop()
 		return true, w, nil
 	})
+}
+
+// requests says how many probes, watches and pod lists the server has
+// answered, as "1 probes, 1 watches, 0 lists".
+func (s *apiServer) requests() string {
+	return fmt.Sprintf("%d probes, %d watches, %d lists", s.probes.Load(), s.watchCalls.Load(), s.lists.Load())
 }
 
 func podEvent(t watch.EventType, pod *v1.Pod) watch.Event {

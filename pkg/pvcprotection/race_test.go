@@ -24,8 +24,8 @@ func TestPodMissingFromCacheIsWaitedFor(t *testing.T) {
 	if len(e.writes()) != 0 {
 		t.Fatal("released a claim whose pod the cache has not seen yet")
 	}
-	if api.probes.Load() != 1 || api.watchCalls.Load() != 1 || api.lists.Load() != 0 {
-		t.Fatalf("requests: %d probes, %d watches, %d lists", api.probes.Load(), api.watchCalls.Load(), api.lists.Load())
+	if got := api.requests(); got != "1 probes, 1 watches, 0 lists" {
+		t.Fatalf("requests: %s", got)
 	}
 	if probe := api.probeOpts[0]; probe.ResourceVersion != "" || probe.FieldSelector != "metadata.name="+noSuchPod {
 		t.Errorf("probe options %+v: want a consistent read selecting no pod", probe)
@@ -57,8 +57,8 @@ func TestPodMissingFromCacheIsWaitedFor(t *testing.T) {
 	if len(ev) != 1 || !strings.Contains(ev[0], "DeletionHeldByPod") || !strings.Contains(ev[0], "ns/late") {
 		t.Fatalf("events %q, want a hold naming ns/late", ev)
 	}
-	if api.probes.Load() != 1 || api.watchCalls.Load() != 1 || api.lists.Load() != 0 {
-		t.Errorf("requests: %d probes, %d watches, %d lists", api.probes.Load(), api.watchCalls.Load(), api.lists.Load())
+	if got := api.requests(); got != "1 probes, 1 watches, 0 lists" {
+		t.Errorf("requests: %s", got)
 	}
 	if got := e.metric("freshness_checks_total", resultWatch); got != 1 {
 		t.Errorf("watch checks = %v", got)

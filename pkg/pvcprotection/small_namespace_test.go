@@ -22,8 +22,8 @@ func TestQuietSmallNamespaceIsReleasedAfterOneBoundedList(t *testing.T) {
 	if e.hasFinalizer("data") {
 		t.Fatal("no pod uses the claim: it must go at once")
 	}
-	if p, w, l := api.probes.Load(), api.watchCalls.Load(), api.lists.Load(); p != 0 || w != 0 || l != 1 {
-		t.Fatalf("requests: %d probes, %d watches, %d lists; want the one bounded list", p, w, l)
+	if got := api.requests(); got != "0 probes, 0 watches, 1 lists" {
+		t.Fatalf("requests: %s; want the one bounded list", got)
 	}
 	if opts := api.listOpts[0]; opts.Limit != int64(smallNamespacePods) || opts.ResourceVersion != "" {
 		t.Errorf("list options %+v: want a consistent read of at most %d pods", opts, smallNamespacePods)
@@ -62,8 +62,8 @@ func TestNamespaceGrownPastTheBoundGoesOnWithTheWatch(t *testing.T) {
 	if e.hasFinalizer("data") {
 		t.Fatal("the replay showed no pod: the claim must go")
 	}
-	if p, w, l := api.probes.Load(), api.watchCalls.Load(), api.lists.Load(); p != 0 || w != 1 || l != 1 {
-		t.Fatalf("requests: %d probes, %d watches, %d lists; want the bounded list, then one watch", p, w, l)
+	if got := api.requests(); got != "0 probes, 1 watches, 1 lists" {
+		t.Fatalf("requests: %s; want the bounded list, then one watch", got)
 	}
 	if got := e.metric("freshness_checks_total", resultWatch); got != 1 {
 		t.Errorf("watch checks = %v", got)

@@ -1,17 +1,12 @@
 package pvprotection
 
 import (
-	"context"
 	"testing"
 
-	"github.com/go-logr/logr"
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
-	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/record"
-	"k8s.io/klog/v2"
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
@@ -29,12 +24,8 @@ func BenchmarkSync(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			client := fake.NewClientset()
-			// Answer patches directly: the object tracker's JSON round trips
-			// would measure the fake, not the controller. The fake still
-			// records each call.
-			client.PrependReactor("patch", "persistentvolumes", func(k8stesting.Action) (bool, runtime.Object, error) {
-				return true, bc.pv, nil
-			})
+			// Patches are answered directly (see testutil.AnswerWith).
+			testutil.AnswerWith(client, "patch", "persistentvolumes", bc.pv)
 			factory := informers.NewSharedInformerFactory(client, 0)
 			pvs := factory.Core().V1().PersistentVolumes()
 			c, err := New(Options{Client: client, VolumeInformer: pvs, DriverName: testDriver, EventRecorder: record.NewFakeRecorder(1)})
@@ -44,7 +35,7 @@ func BenchmarkSync(b *testing.B) {
 			// The informer never runs: its cache keeps exactly this PV, so
 			// every sync makes the same decision.
 			testutil.AddTo(b, pvs.Informer().GetIndexer(), bc.pv)
-			ctx := klog.NewContext(context.Background(), logr.Discard())
+			ctx := testutil.QuietContext()
 			// Check once that the sync does what the name says.
 			if _, err := c.sync(ctx, "pv"); err != nil {
 				b.Fatal(err)
