@@ -4,9 +4,7 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
-	"k8s.io/client-go/tools/record"
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
@@ -23,12 +21,12 @@ func BenchmarkSync(b *testing.B) {
 		{"held-bound", newPV("pv", protected, testutil.Deleting(), testutil.BoundTo("ns", "db", "")), 0},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			client := fake.NewClientset()
+			e := testutil.NewEnv(b, testutil.EnvOptions{Client: fake.NewClientset()})
+			client := e.Client
 			// Patches are answered directly (see testutil.AnswerWith).
 			testutil.AnswerWith(client, "patch", "persistentvolumes", bc.pv)
-			factory := informers.NewSharedInformerFactory(client, 0)
-			pvs := factory.Core().V1().PersistentVolumes()
-			c, err := New(Options{Client: client, VolumeInformer: pvs, DriverName: testDriver, EventRecorder: record.NewFakeRecorder(1)})
+			pvs := e.Informers.Core().V1().PersistentVolumes()
+			c, err := New(Options{Client: client, VolumeInformer: pvs, DriverName: testDriver, EventRecorder: e.Events})
 			if err != nil {
 				b.Fatal(err)
 			}
