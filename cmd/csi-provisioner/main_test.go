@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
@@ -65,11 +66,30 @@ func buildBinary(t *testing.T, version string) string {
 		t.Skip("builds the binary")
 	}
 	bin := filepath.Join(t.TempDir(), "csi-provisioner")
-	cmd := exec.Command("go", "build", "-ldflags", "-X main.version="+version, "-o", bin, ".")
+	args := append([]string{"build"}, testBuildFlags()...)
+	cmd := exec.Command("go", append(args, "-ldflags", "-X main.version="+version, "-o", bin, ".")...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
+}
+
+// testBuildFlags are the flags this test binary was built with that decide
+// how its dependencies compile (-race, -trimpath): building the binary with
+// them reuses the packages the test build compiled, where a plain go build
+// would compile the whole sidecar once more.
+func testBuildFlags() []string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return nil
+	}
+	var flags []string
+	for _, s := range info.Settings {
+		if (s.Key == "-race" || s.Key == "-trimpath") && s.Value == "true" {
+			flags = append(flags, s.Key)
+		}
+	}
+	return flags
 }
 
 func TestBinary(t *testing.T) {
