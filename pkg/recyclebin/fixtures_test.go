@@ -193,7 +193,7 @@ func (e *env) waitGauges(t *testing.T, what string, volumes, bytes float64) {
 	e.Await(t, fmt.Sprintf("%s: %v volumes, %v bytes kept", what, volumes, bytes), func() error {
 		gotVolumes, gotBytes := e.metric(t, "retained_volumes"), e.metric(t, "retained_bytes")
 		if gotVolumes != volumes || gotBytes != bytes {
-			return fmt.Errorf("kept: %v volumes, %v bytes", gotVolumes, gotBytes)
+			return fmt.Errorf("the gauges say %v volumes, %v bytes", gotVolumes, gotBytes)
 		}
 		return nil
 	})

@@ -147,16 +147,10 @@ func TestRunGateOff(t *testing.T) {
 
 func TestRunStopsWhenContextEnds(t *testing.T) {
 	e := newEnv(t, setup{owners: []ownerObject{newOwner(KindLocalVolume)}, ownInformers: true})
-	ctx, cancel := context.WithCancel(e.Ctx)
-	done := make(chan struct{})
-	go func() { e.ctrl.Run(ctx, 3); close(done) }()
+	stop := testutil.Start(t, e.Ctx, func(ctx context.Context) error { e.ctrl.Run(ctx, 3); return nil })
 	e.Eventually(t, "the workers to add the finalizer", func() bool { return hasOwnerFinalizer(e.owner(t, KindLocalVolume)) })
-	cancel()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("Run did not return after its context ended")
-	}
+	// It fails the test if Run does not return.
+	stop()
 	// A queue that is shut down takes no more keys.
 	e.ctrl.loop.Add(keyOf(KindLocalVolumeSet))
 	if e.ctrl.loop.Len() != 0 {
