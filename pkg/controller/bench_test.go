@@ -14,6 +14,7 @@ import (
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/controller/parameters"
 	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
@@ -53,7 +54,7 @@ func BenchmarkPrepareCreateVolume(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			e := newEnv(b, envObjects{}, func(o *Options) { o.ExtraCreateMetadata = bc.extra })
-			secret := newSecret(testNamespace, "db-creds", map[string]string{"password": "s3cret"})
+			secret := testutil.NewSecret(testNamespace, "db-creds", map[string]string{"password": "s3cret"})
 			e.client.PrependReactor("get", "secrets", func(k8stesting.Action) (bool, runtime.Object, error) {
 				return true, secret, nil
 			})

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/finalizer"
 	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
@@ -26,13 +27,7 @@ func cloneFixture() (*v1.PersistentVolumeClaim, *v1.PersistentVolume, *v1.Persis
 	source.Spec.VolumeName = "pvc-" + sourceUID
 	source.Status.Phase = v1.ClaimBound
 	source.Status.Capacity = v1.ResourceList{v1.ResourceStorage: resource.MustParse("1Gi")}
-	pv := &v1.PersistentVolume{
-		ObjectMeta: metav1.ObjectMeta{Name: source.Spec.VolumeName},
-		Spec: v1.PersistentVolumeSpec{
-			PersistentVolumeSource: v1.PersistentVolumeSource{CSI: &v1.CSIPersistentVolumeSource{Driver: testDriver, VolumeHandle: "golden-handle"}},
-			ClaimRef:               &v1.ObjectReference{Namespace: testNamespace, Name: "golden", UID: source.UID},
-		},
-	}
+	pv := testutil.NewPV(source.Spec.VolumeName, testutil.WithCSI(testDriver, "golden-handle"), testutil.BoundTo(testNamespace, "golden", source.UID))
 	clone := newClaim("copy", "1Gi")
 	clone.Spec.DataSource = &v1.TypedLocalObjectReference{Kind: "PersistentVolumeClaim", Name: "golden"}
 	return source, pv, clone

@@ -7,6 +7,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/controller/library"
 )
 
@@ -41,9 +42,7 @@ func TestSecondPassIsSkippedAfterDelete(t *testing.T) {
 	live := pv.DeepCopy()
 	live.Finalizers = []string{"kubernetes.io/pv-protection"}
 	e := newEnv(t, envObjects{})
-	if _, err := e.client.CoreV1().PersistentVolumes().Create(context.Background(), live, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Create(t, e.client.CoreV1().PersistentVolumes(), live)
 	if err := e.prov.Delete(context.Background(), pv); err != nil {
 		t.Fatal(err)
 	}

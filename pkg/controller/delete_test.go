@@ -11,23 +11,17 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clienttesting "k8s.io/client-go/testing"
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/controller/parameters"
 )
 
+// releasedPV is the PV of driver that the test claim was bound to, now
+// Released.
 func releasedPV(driver string) *v1.PersistentVolume {
-	return &v1.PersistentVolume{
-		ObjectMeta: metav1.ObjectMeta{Name: "pvc-" + testClaimUID},
-		Spec: v1.PersistentVolumeSpec{
-			StorageClassName:       testClass,
-			PersistentVolumeSource: v1.PersistentVolumeSource{CSI: &v1.CSIPersistentVolumeSource{Driver: driver, VolumeHandle: "handle-1"}},
-			ClaimRef:               &v1.ObjectReference{Namespace: testNamespace, Name: "db"},
-		},
-		Status: v1.PersistentVolumeStatus{Phase: v1.VolumeReleased},
-	}
+	return testutil.NewPV("pvc-"+testClaimUID, testutil.WithClass(testClass), testutil.WithCSI(driver, "handle-1"),
+		testutil.ReleasedFrom(testNamespace, "db", ""))
 }
 
 func TestDeleteCallsDeleteVolumeWithHandle(t *testing.T) {
@@ -64,7 +58,7 @@ func TestDeleteRefusesWhileAttached(t *testing.T) {
 }
 
 func TestDeleteUsesDeletionSecretFromAnnotations(t *testing.T) {
-	e := newEnv(t, envObjects{secrets: []*v1.Secret{newSecret("vault", "del", map[string]string{"token": "abc"})}})
+	e := newEnv(t, envObjects{secrets: []*v1.Secret{testutil.NewSecret("vault", "del", map[string]string{"token": "abc"})}})
 	pv := releasedPV(testDriver)
 	parameters.SetDeletionSecretAnnotations(pv, &v1.SecretReference{Name: "del", Namespace: "vault"})
 	if err := e.prov.Delete(context.Background(), pv); err != nil {
@@ -82,7 +76,7 @@ func TestDeleteFallsBackToClassSecretTemplate(t *testing.T) {
 	})
 	e := newEnv(t, envObjects{
 		classes: []*storagev1.StorageClass{class},
-		secrets: []*v1.Secret{newSecret(testNamespace, "db-creds", map[string]string{"token": "xyz"})},
+		secrets: []*v1.Secret{testutil.NewSecret(testNamespace, "db-creds", map[string]string{"token": "xyz"})},
 	})
 	if err := e.prov.Delete(context.Background(), releasedPV(testDriver)); err != nil {
 		t.Fatal(err)
@@ -105,13 +99,12 @@ func TestDeleteProceedsWithoutSecretThatIsGone(t *testing.T) {
 	if len(e.csi.deletes) != 1 || len(e.csi.deletes[0].Secrets) != 0 {
 		t.Fatalf("DeleteVolume calls %v, want one without secrets", e.csi.deletes)
 	}
-	select {
-	case ev := <-e.recorder.Events:
-		if !strings.HasPrefix(ev, "Warning "+ReasonDeletionSecretMissing) || !strings.Contains(ev, "vault/gone") {
-			t.Errorf("event %q, want a %s warning naming the secret", ev, ReasonDeletionSecretMissing)
-		}
-	default:
-		t.Error("no event on the PV")
+	events := e.events.Drain()
+	if len(events) == 0 {
+		t.Fatal("no event on the PV")
+	}
+	if ev := events[0]; !strings.HasPrefix(ev, "Warning "+ReasonDeletionSecretMissing) || !strings.Contains(ev, "vault/gone") {
+		t.Errorf("event %q, want a %s warning naming the secret", ev, ReasonDeletionSecretMissing)
 	}
 }
 
@@ -119,9 +112,7 @@ func TestDeleteProceedsWithoutSecretThatIsGone(t *testing.T) {
 // retried rather than sent without credentials.
 func TestDeleteRetriesWhenTheSecretCannotBeRead(t *testing.T) {
 	e := newEnv(t, envObjects{})
-	e.client.PrependReactor("get", "secrets", func(clienttesting.Action) (bool, runtime.Object, error) {
-		return true, nil, apierrors.NewServiceUnavailable("etcd is restarting")
-	})
+	testutil.FailNext(e.client, -1, apierrors.NewServiceUnavailable("etcd is restarting"), testutil.Verb("get"), testutil.On("secrets"))
 	pv := releasedPV(testDriver)
 	parameters.SetDeletionSecretAnnotations(pv, &v1.SecretReference{Name: "creds", Namespace: "vault"})
 	if err := e.prov.Delete(context.Background(), pv); err == nil || !strings.Contains(err.Error(), "creds") {

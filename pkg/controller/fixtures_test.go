@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -13,19 +14,15 @@ import (
 	"google.golang.org/grpc"
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	storagelisters "k8s.io/client-go/listers/storage/v1"
-	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/tools/record"
-	"k8s.io/component-base/metrics"
+	k8stesting "k8s.io/client-go/testing"
 	gatewayv1beta1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
 
@@ -84,13 +81,16 @@ func (f *fakeCSI) lastCreate(t *testing.T) *csi.CreateVolumeRequest {
 	return f.creates[len(f.creates)-1]
 }
 
-// env is a provisioner on a fake clientset whose listers read the given objects.
+// env is a provisioner on a fake clientset whose listers read the given
+// objects. The clientset is client-go's plain fake, not
+// testutil.NewClientset: the listers hold the objects as given (a claim at
+// resourceVersion "1"), and a write from such a copy must not conflict.
 type env struct {
 	client     *fake.Clientset
 	snapClient *snapfake.Clientset
 	readers    *provisionstate.Readers
 	csi        *fakeCSI
-	recorder   *record.FakeRecorder
+	events     *testutil.Events
 	opts       Options
 	prov       *Provisioner
 }
@@ -115,76 +115,32 @@ type envObjects struct {
 
 func newEnv(t testing.TB, objs envObjects, mutate ...func(*Options)) *env {
 	t.Helper()
-	var all []runtime.Object
-	indexer := func() cache.Indexer {
-		return cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
-	}
-	claims, volumes, classes, nodes, csiNodes, vas := indexer(), indexer(), indexer(), indexer(), indexer(), indexer()
-	add := func(idx cache.Indexer, o runtime.Object) {
-		all = append(all, o)
-		if err := idx.Add(o); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, o := range objs.claims {
-		add(claims, o)
-	}
-	for _, o := range objs.volumes {
-		add(volumes, o)
-	}
-	for _, o := range objs.classes {
-		add(classes, o)
-	}
-	for _, o := range objs.nodes {
-		add(nodes, o)
-	}
-	for _, o := range objs.csiNodes {
-		add(csiNodes, o)
-	}
-	for _, o := range objs.attachments {
-		add(vas, o)
-	}
-	for _, o := range objs.secrets {
-		all = append(all, o)
-	}
-	for _, o := range objs.attributesClasses {
-		all = append(all, o)
-	}
-	var snapObjects []runtime.Object
-	for _, o := range objs.snapshots {
-		snapObjects = append(snapObjects, o)
-	}
-	for _, o := range objs.contents {
-		snapObjects = append(snapObjects, o)
-	}
-	grants := indexer()
-	for _, o := range objs.grants {
-		if err := grants.Add(o); err != nil {
-			t.Fatal(err)
-		}
-	}
+	all := slices.Concat(testutil.Objects(objs.claims...), testutil.Objects(objs.volumes...), testutil.Objects(objs.classes...),
+		testutil.Objects(objs.nodes...), testutil.Objects(objs.csiNodes...), testutil.Objects(objs.attachments...),
+		testutil.Objects(objs.secrets...), testutil.Objects(objs.attributesClasses...))
+	snapObjects := append(testutil.Objects(objs.snapshots...), testutil.Objects(objs.contents...)...)
 	e := &env{
 		client: fake.NewClientset(all...), snapClient: snapfake.NewSimpleClientset(snapObjects...),
-		csi: &fakeCSI{}, recorder: record.NewFakeRecorder(100), readers: provisionstate.NewReaders(),
+		csi: &fakeCSI{}, events: testutil.NewEvents(), readers: provisionstate.NewReaders(),
 	}
 	e.opts = Options{
 		DriverName:                  testDriver,
 		Identity:                    "1700000000000-1234-" + testDriver,
 		Client:                      e.client,
 		CSIClient:                   e.csi,
-		EventRecorder:               e.recorder,
+		EventRecorder:               e.events,
 		Calls:                       provisionstate.NewTracker(),
 		SnapshotClient:              e.snapClient,
 		ProtectSnapshotSources:      true,
 		SnapshotReaders:             e.readers,
-		ReferenceGrants:             ReferenceGrantIndex(grants),
+		ReferenceGrants:             ReferenceGrantIndex(testutil.Indexer(t, objs.grants...)),
 		PreventVolumeModeConversion: true,
-		ClaimLister:                 corelisters.NewPersistentVolumeClaimLister(claims),
-		VolumeLister:                corelisters.NewPersistentVolumeLister(volumes),
-		ClassLister:                 storagelisters.NewStorageClassLister(classes),
-		NodeLister:                  corelisters.NewNodeLister(nodes),
-		CSINodeLister:               storagelisters.NewCSINodeLister(csiNodes),
-		VolumeAttachmentLister:      storagelisters.NewVolumeAttachmentLister(vas),
+		ClaimLister:                 corelisters.NewPersistentVolumeClaimLister(testutil.Indexer(t, objs.claims...)),
+		VolumeLister:                corelisters.NewPersistentVolumeLister(testutil.Indexer(t, objs.volumes...)),
+		ClassLister:                 storagelisters.NewStorageClassLister(testutil.Indexer(t, objs.classes...)),
+		NodeLister:                  corelisters.NewNodeLister(testutil.Indexer(t, objs.nodes...)),
+		CSINodeLister:               storagelisters.NewCSINodeLister(testutil.Indexer(t, objs.csiNodes...)),
+		VolumeAttachmentLister:      storagelisters.NewVolumeAttachmentLister(testutil.Indexer(t, objs.attachments...)),
 		PluginCapabilities:          rpc.PluginCapabilitySet{csi.PluginCapability_Service_CONTROLLER_SERVICE: true},
 		ControllerCapabilities: rpc.ControllerCapabilitySet{
 			csi.ControllerServiceCapability_RPC_CREATE_DELETE_VOLUME:   true,
@@ -219,44 +175,34 @@ func (e *env) provision(t *testing.T, claim *v1.PersistentVolumeClaim, class *st
 }
 
 func newClass(params map[string]string) *storagev1.StorageClass {
-	return &storagev1.StorageClass{
-		ObjectMeta:  metav1.ObjectMeta{Name: testClass},
-		Provisioner: testDriver,
-		Parameters:  params,
-	}
+	return testutil.NewClass(testClass, testDriver, testutil.WithParameters(params))
 }
 
+// newClaim is a claim of testClass asking for size, ReadWriteOnce unless
+// modes say otherwise.
 func newClaim(name, size string, modes ...v1.PersistentVolumeAccessMode) *v1.PersistentVolumeClaim {
-	if len(modes) == 0 {
-		modes = []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce}
+	opts := []testutil.ClaimOption{testutil.WithUID(testClaimUID), testutil.WithResourceVersion("1"), testutil.WithClass(testClass), testutil.WithSize(size)}
+	if len(modes) > 0 {
+		opts = append(opts, testutil.WithAccessModes(modes...))
 	}
-	class := testClass
-	return &v1.PersistentVolumeClaim{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: testNamespace, UID: types.UID(testClaimUID), ResourceVersion: "1"},
-		Spec: v1.PersistentVolumeClaimSpec{
-			AccessModes:      modes,
-			StorageClassName: &class,
-			Resources: v1.VolumeResourceRequirements{Requests: v1.ResourceList{
-				v1.ResourceStorage: resource.MustParse(size),
-			}},
-		},
-	}
-}
-
-func newSecret(namespace, name string, data map[string]string) *v1.Secret {
-	s := &v1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}, Data: map[string][]byte{}}
-	for k, v := range data {
-		s.Data[k] = []byte(v)
-	}
-	return s
+	return testutil.NewClaim(testNamespace, name, opts...)
 }
 
 var metaLabelSelector = metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}}
 
-// registryOf registers the provisioner's metrics in a registry of their own.
-func registryOf(m *Metrics) metrics.KubeRegistry {
-	r := metrics.NewKubeRegistry()
-	r.MustRegister(m.Registerables()...)
-	r.CustomMustRegister(m.Collectors()...)
-	return r
+// apiClaim reads a claim of testNamespace from the fake API server.
+func (e *env) apiClaim(t *testing.T, name string) *v1.PersistentVolumeClaim {
+	t.Helper()
+	return testutil.Get(t, e.client.CoreV1().PersistentVolumeClaims(testNamespace), name)
+}
+
+// claimUpdates are the claims written with update, in order.
+func (e *env) claimUpdates() []*v1.PersistentVolumeClaim {
+	var out []*v1.PersistentVolumeClaim
+	for _, a := range testutil.Actions(e.client.Actions(), testutil.Verb("update"), testutil.On("persistentvolumeclaims")) {
+		if c, ok := a.(k8stesting.UpdateAction).GetObject().(*v1.PersistentVolumeClaim); ok {
+			out = append(out, c)
+		}
+	}
+	return out
 }

@@ -1,7 +1,6 @@
 package controller
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -9,7 +8,7 @@ import (
 	"github.com/container-storage-interface/spec/lib/go/csi"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
@@ -36,7 +35,7 @@ func TestLibraryCallsCreateVolumeOnceForAnInfeasibleClaimUntilTheHoldEnds(t *tes
 
 	var events []string
 	testutil.Eventually(t, 10*time.Second, "the infeasible event", func() bool {
-		events = append(events, testutil.Drain(l.recorder.Events)...)
+		events = append(events, l.events.Drain()...)
 		return len(events) > 0
 	})
 	if !strings.HasPrefix(events[0], "Warning ProvisioningFailed "+infeasibleMessage) {
@@ -44,12 +43,9 @@ func TestLibraryCallsCreateVolumeOnceForAnInfeasibleClaimUntilTheHoldEnds(t *tes
 	}
 
 	// Any change of the claim brings it to the library again.
-	touched := l.claim(t, "db")
-	touched.Labels = map[string]string{"touched": "yes"}
-	touched, err := l.server.CoreV1().PersistentVolumeClaims(testNamespace).Update(context.Background(), touched, metav1.UpdateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	touched := testutil.Update(t, l.api.Client.CoreV1().PersistentVolumeClaims(testNamespace), "db", func(c *v1.PersistentVolumeClaim) {
+		c.Labels = map[string]string{"touched": "yes"}
+	})
 	testutil.Eventually(t, 10*time.Second, "the library to look at the changed claim", func() bool {
 		_, asked := l.qualifier.answer(touched.ResourceVersion)
 		return asked
@@ -64,14 +60,14 @@ func TestLibraryCallsCreateVolumeOnceForAnInfeasibleClaimUntilTheHoldEnds(t *tes
 	// The hold's end alone brings the claim back.
 	l.clock.Step(time.Minute)
 	testutil.Eventually(t, 10*time.Second, "the PV provisioned after the hold", func() bool {
-		_, err := l.server.CoreV1().PersistentVolumes().Get(context.Background(), "pvc-"+testClaimUID, metav1.GetOptions{})
-		return err == nil
+		_, ok := testutil.Find(t, l.api.Client.CoreV1().PersistentVolumes(), "pvc-"+testClaimUID)
+		return ok
 	})
 	if n := l.creates(); n != 2 {
 		t.Fatalf("%d CreateVolume calls, want the infeasible one and one after the hold", n)
 	}
 	// The library still counts the infeasible attempt as failed.
-	if v := testutil.Metric(t, l.registry, "test_persistentvolumeclaim_provision_failed_total", "class", testClass); v != 1 {
+	if v := testutil.Metric(t, l.api.Registry, "test_persistentvolumeclaim_provision_failed_total", "class", testClass); v != 1 {
 		t.Fatalf("the library counted %v failed attempts, want 1", v)
 	}
 }

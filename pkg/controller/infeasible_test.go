@@ -38,15 +38,11 @@ type infeasibleEnv struct {
 func newInfeasibleEnv(t *testing.T, mutate ...func(*Options)) *infeasibleEnv {
 	t.Helper()
 	ie := &infeasibleEnv{
-		clock:   clocktesting.NewFakeClock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)),
-		classes: cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{}),
-		claim:   newClaim("db", "1Gi"),
-		class:   newClass(nil),
+		clock: clocktesting.NewFakeClock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)),
+		claim: newClaim("db", "1Gi"),
+		class: testutil.NewClass(testClass, testDriver, testutil.WithUID("class-1")),
 	}
-	ie.class.UID = "class-1"
-	if err := ie.classes.Add(ie.class); err != nil {
-		t.Fatal(err)
-	}
+	ie.classes = testutil.Indexer(t, ie.class)
 	mutate = append([]func(*Options){func(o *Options) {
 		o.Clock = ie.clock
 		o.RetryIntervalMax = testInfeasibleHold
@@ -98,7 +94,7 @@ func TestInfeasibleCreateVolumeIsReportedOnceAsUpstream(t *testing.T) {
 		t.Fatalf("state %s, err %v; want ProvisioningFinished and an IgnoredError, so that the library neither posts its own event nor retries", state, err)
 	}
 	want := `Warning ProvisioningFailed Volume provisioning failed with infeasible error. Retries will be delayed. rpc error: code = InvalidArgument desc = unknown pool "gold"`
-	if got := testutil.Drain(e.recorder.Events); len(got) != 1 || got[0] != want {
+	if got := e.events.Drain(); len(got) != 1 || got[0] != want {
 		t.Fatalf("events %q, want exactly %q", got, want)
 	}
 	if n := len(e.csi.creates); n != 1 {
@@ -195,7 +191,7 @@ func TestNonInfeasibleFinalErrorIsNotHeld(t *testing.T) {
 	if err == nil || errors.As(err, &ignored) || state != controller.ProvisioningFinished {
 		t.Fatalf("state %s, err %v; want the driver's error for the library to report and retry", state, err)
 	}
-	if events := testutil.Drain(e.recorder.Events); strings.Contains(strings.Join(events, "\n"), "infeasible") {
+	if events := e.events.Drain(); strings.Contains(strings.Join(events, "\n"), "infeasible") {
 		t.Fatalf("events %q for an error that is not infeasible", events)
 	}
 	if !e.prov.ShouldProvision(context.Background(), e.claim) {

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/controller/parameters"
 	"github.com/csi-protect/external-provisioner/pkg/driverscope"
 	"github.com/csi-protect/external-provisioner/pkg/finalizer"
@@ -139,10 +140,7 @@ func TestInTreeClaimIsProtectedDuringProvisioning(t *testing.T) {
 	if _, _, err := e.provision(t, claim, inTreeClass(nil), nil); err != nil {
 		t.Fatal(err)
 	}
-	stored, err := e.client.CoreV1().PersistentVolumeClaims(testNamespace).Get(context.Background(), claim.Name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	stored := e.apiClaim(t, claim.Name)
 	if !strings.Contains(strings.Join(stored.Finalizers, ","), "provisioning-protection") {
 		t.Errorf("claim finalizers = %v, want the provisioning-protection finalizer before CreateVolume", stored.Finalizers)
 	}
@@ -180,7 +178,7 @@ func TestInTreePVUsesTheTranslatedClassSecret(t *testing.T) {
 	})
 	e := migratedEnv(t, envObjects{
 		classes: []*storagev1.StorageClass{class},
-		secrets: []*v1.Secret{newSecret(testNamespace, "creds", map[string]string{"key": "value"})},
+		secrets: []*v1.Secret{testutil.NewSecret(testNamespace, "creds", map[string]string{"key": "value"})},
 	})
 	if err := e.prov.Delete(context.Background(), inTreePV("vol-1")); err != nil {
 		t.Fatal(err)

@@ -14,10 +14,8 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	corelisters "k8s.io/client-go/listers/core/v1"
-	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 
@@ -77,13 +75,8 @@ type nodeEnv struct {
 func newNodeEnv(t *testing.T, objs envObjects, mutate ...func(*Options)) *nodeEnv {
 	t.Helper()
 	ne := &nodeEnv{
-		claims:   cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}),
+		claims:   testutil.Indexer(t, objs.claims...),
 		capacity: &capacityCSI{available: 100 << 30},
-	}
-	for _, c := range objs.claims {
-		if err := ne.claims.Add(c); err != nil {
-			t.Fatal(err)
-		}
 	}
 	base := func(o *Options) {
 		ne.capacity.fakeCSI = o.CSIClient.(*fakeCSI)
@@ -119,24 +112,7 @@ func claimOn(node string) *v1.PersistentVolumeClaim {
 }
 
 func classWith(mode storagev1.VolumeBindingMode) *storagev1.StorageClass {
-	c := newClass(map[string]string{"tier": "gold"})
-	c.VolumeBindingMode = &mode
-	return c
-}
-
-// claimUpdates are the claims written with update, in order.
-func (e *env) claimUpdates() []*v1.PersistentVolumeClaim {
-	var out []*v1.PersistentVolumeClaim
-	for _, a := range e.client.Actions() {
-		if a.GetVerb() == "update" && a.GetResource().Resource == "persistentvolumeclaims" {
-			if u, ok := a.(k8stesting.UpdateAction); ok {
-				if c, ok := u.GetObject().(*v1.PersistentVolumeClaim); ok {
-					out = append(out, c)
-				}
-			}
-		}
-	}
-	return out
+	return testutil.NewClass(testClass, testDriver, testutil.WithParameters(map[string]string{"tier": "gold"}), testutil.WithBindingMode(mode))
 }
 
 func TestNewRefusesIncompleteNodeDeployment(t *testing.T) {
@@ -187,7 +163,7 @@ func TestNodeDeploymentProvisionsClaimsOfItsNodeFromLocalTopology(t *testing.T) 
 		t.Fatal("ShouldProvision = false for a claim of this node")
 	}
 	// The lib passes the API's Node, whose labels do not matter here.
-	apiNode := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: ownNode, Labels: map[string]string{nodeKey: "stale"}}}
+	apiNode := testutil.NewNode(ownNode, testutil.WithLabel(nodeKey, "stale"))
 	pv, _, err := e.provision(t, claim, class, apiNode)
 	if err != nil {
 		t.Fatal(err)
@@ -208,7 +184,7 @@ func TestNodeDeploymentIgnoresClaimsOfOtherNodes(t *testing.T) {
 	if e.prov.ShouldProvision(context.Background(), claim) {
 		t.Fatal("ShouldProvision = true for a claim of another node")
 	}
-	_, state, err := e.provision(t, claim, class, &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: otherNode}})
+	_, state, err := e.provision(t, claim, class, testutil.NewNode(otherNode))
 	var ignored *controller.IgnoredError
 	if !errors.As(err, &ignored) || state != controller.ProvisioningNoChange {
 		t.Fatalf("state %s, err %v; want an IgnoredError", state, err)
@@ -219,14 +195,9 @@ func TestNodeDeploymentIgnoresClaimsOfOtherNodes(t *testing.T) {
 }
 
 func TestNodeDeploymentDeletesOnlyVolumesOfItsNode(t *testing.T) {
-	affinity := func(node string) *v1.VolumeNodeAffinity {
-		return &v1.VolumeNodeAffinity{Required: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{
-			MatchExpressions: []v1.NodeSelectorRequirement{{Key: nodeKey, Operator: v1.NodeSelectorOpIn, Values: []string{node}}},
-		}}}}
-	}
 	e := newNodeEnv(t, envObjects{})
 	pv := releasedPV(testDriver)
-	pv.Spec.NodeAffinity = affinity(otherNode)
+	testutil.WithNodeAffinity(nodeKey, otherNode)(pv)
 	err := e.prov.Delete(context.Background(), pv)
 	var ignored *controller.IgnoredError
 	if !errors.As(err, &ignored) || !strings.Contains(err.Error(), "not provisioned on this node") {
@@ -235,7 +206,7 @@ func TestNodeDeploymentDeletesOnlyVolumesOfItsNode(t *testing.T) {
 	if len(e.csi.deletes) != 0 {
 		t.Fatal("DeleteVolume was called for a volume of another node")
 	}
-	pv.Spec.NodeAffinity = affinity(ownNode)
+	testutil.WithNodeAffinity(nodeKey, ownNode)(pv)
 	if err := e.prov.Delete(context.Background(), pv); err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +232,7 @@ func TestNodeDeploymentProtectionRecordsTheNode(t *testing.T) {
 			}
 			class := classWith(storagev1.VolumeBindingWaitForFirstConsumer)
 			m := NewMetrics()
-			registry := registryOf(m)
+			registry := testutil.NewRegistry(m)
 			e := newNodeEnv(t, envObjects{claims: []*v1.PersistentVolumeClaim{claim}, classes: []*storagev1.StorageClass{class}},
 				protectionOn, func(o *Options) { o.Metrics = m })
 			e.csi.createFn = func(*csi.CreateVolumeRequest) (*csi.CreateVolumeResponse, error) {

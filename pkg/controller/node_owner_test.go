@@ -166,16 +166,10 @@ func TestNodeDeploymentTakesClaimOnlyWithCapacity(t *testing.T) {
 
 func TestNodeDeploymentRetriesAfterConflict(t *testing.T) {
 	m := NewMetrics()
-	registry := registryOf(m)
+	registry := testutil.NewRegistry(m)
 	e, claim := immediateEnv(t, classWith(storagev1.VolumeBindingImmediate), func(o *Options) { o.Metrics = m })
-	conflicts := 0
-	e.client.PrependReactor("update", "persistentvolumeclaims", func(k8stesting.Action) (bool, runtime.Object, error) {
-		if conflicts > 0 {
-			return false, nil, nil
-		}
-		conflicts++
-		return true, nil, apierrors.NewConflict(schema.GroupResource{Resource: "persistentvolumeclaims"}, "db", errors.New("changed"))
-	})
+	testutil.FailNext(e.client, 1, apierrors.NewConflict(schema.GroupResource{Resource: "persistentvolumeclaims"}, "db", errors.New("changed")),
+		testutil.Verb("update"), testutil.On("persistentvolumeclaims"))
 	if e.prov.ShouldProvision(context.Background(), claim) {
 		t.Fatal("ShouldProvision = true before the claim came back")
 	}

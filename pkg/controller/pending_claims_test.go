@@ -65,7 +65,7 @@ func TestPendingClaimsCountsWhatWaitsForThisProvisioner(t *testing.T) {
 	m := NewMetrics()
 	m.PendingClaims.now = func() time.Time { return now }
 	m.PendingClaims.track(e.prov)
-	registry := registryOf(m)
+	registry := testutil.NewRegistry(m)
 	if got := testutil.Metric(t, registry, "csi_provisioner_pending_claims"); got != 2 {
 		t.Errorf("pending claims %v, want 2 (immediate, selected)", got)
 	}
@@ -74,7 +74,7 @@ func TestPendingClaimsCountsWhatWaitsForThisProvisioner(t *testing.T) {
 	}
 
 	// Unregistered metrics of a provisioner that tracks nothing read 0.
-	empty := registryOf(NewMetrics())
+	empty := testutil.NewRegistry(NewMetrics())
 	if got := testutil.Metric(t, empty, "csi_provisioner_oldest_pending_claim_age_seconds"); got != 0 {
 		t.Errorf("age %v without a provisioner, want 0", got)
 	}

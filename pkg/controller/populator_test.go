@@ -6,10 +6,7 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/tools/record"
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
-
-	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 // As upstream v6.3.0 (prepareProvision), a claim whose data source is
@@ -26,8 +23,7 @@ func TestPopulatorClaimIsLeftToItsPopulatorWithAnEvent(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			claim := newClaim("populated", "1Gi")
 			claim.Spec.DataSourceRef = &v1.TypedObjectReference{APIGroup: &tc.group, Kind: tc.kind, Name: "ubuntu"}
-			recorder := record.NewFakeRecorder(10)
-			e := newEnv(t, envObjects{}, func(o *Options) { o.EventRecorder = recorder })
+			e := newEnv(t, envObjects{})
 			if !e.prov.ShouldProvision(context.Background(), claim) {
 				t.Fatal("ShouldProvision = false: the library would post no Provisioning event")
 			}
@@ -37,7 +33,7 @@ func TestPopulatorClaimIsLeftToItsPopulatorWithAnEvent(t *testing.T) {
 				t.Fatalf("state %s, err %v; want Finished and an IgnoredError", state, err)
 			}
 			want := []string{"Normal Provisioning Assuming an external populator will provision the volume"}
-			if got := testutil.Drain(recorder.Events); len(got) != 1 || got[0] != want[0] {
+			if got := e.events.Drain(); len(got) != 1 || got[0] != want[0] {
 				t.Fatalf("events %q, want %q", got, want)
 			}
 			if len(e.csi.creates) != 0 {
@@ -53,14 +49,13 @@ func TestSnapshotKindOfAnotherGroupIsRefused(t *testing.T) {
 	claim := newClaim("restored", "1Gi")
 	group := "snapshots.example.com"
 	claim.Spec.DataSourceRef = &v1.TypedObjectReference{APIGroup: &group, Kind: "VolumeSnapshot", Name: "nightly"}
-	recorder := record.NewFakeRecorder(10)
-	e := newEnv(t, envObjects{}, func(o *Options) { o.EventRecorder = recorder })
+	e := newEnv(t, envObjects{})
 	_, _, err := e.provision(t, claim, newClass(nil), nil)
 	want := "the PVC source does not belong to the right APIGroup. Expected snapshot.storage.k8s.io, Got snapshots.example.com"
 	if err == nil || err.Error() != want {
 		t.Fatalf("err %v, want %q", err, want)
 	}
-	if got := testutil.Drain(recorder.Events); len(got) != 0 {
+	if got := e.events.Drain(); len(got) != 0 {
 		t.Fatalf("events %q, want none", got)
 	}
 }
@@ -71,14 +66,13 @@ func TestPopulatorClaimInAnotherNamespaceNeedsTheGate(t *testing.T) {
 	claim := newClaim("populated", "1Gi")
 	group, ns := "populator.example.com", "images"
 	claim.Spec.DataSourceRef = &v1.TypedObjectReference{APIGroup: &group, Kind: "Image", Name: "ubuntu", Namespace: &ns}
-	recorder := record.NewFakeRecorder(10)
-	e := newEnv(t, envObjects{}, func(o *Options) { o.EventRecorder = recorder })
+	e := newEnv(t, envObjects{})
 	_, state, err := e.provision(t, claim, newClass(nil), nil)
 	want := "dataSourceRef namespace specified but the CrossNamespaceVolumeDataSource feature is disabled"
 	if err == nil || err.Error() != want || state != controller.ProvisioningFinished {
 		t.Fatalf("state %s, err %v; want Finished and %q", state, err, want)
 	}
-	if got := testutil.Drain(recorder.Events); len(got) != 0 {
+	if got := e.events.Drain(); len(got) != 0 {
 		t.Fatalf("events %q, want none", got)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/finalizer"
 	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
@@ -108,9 +109,7 @@ func TestMissingAttributesClassIsRetriedUntilItExists(t *testing.T) {
 	}
 
 	// The lib retries with back-off; the class created meanwhile is read.
-	if _, err := e.client.StorageV1().VolumeAttributesClasses().Create(context.Background(), attributesClass("gold", testDriver, goldIOPS), metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Create(t, e.client.StorageV1().VolumeAttributesClasses(), attributesClass("gold", testDriver, goldIOPS))
 	if _, _, err := e.provision(t, claim, newClass(nil), nil); err != nil {
 		t.Fatal(err)
 	}

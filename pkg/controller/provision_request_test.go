@@ -7,7 +7,6 @@ import (
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/tools/record"
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
@@ -162,7 +161,7 @@ func TestProvisionFilesystemTakesFSTypeFromClassThenDefault(t *testing.T) {
 }
 
 func TestProvisionStripsReservedParameters(t *testing.T) {
-	e := newEnv(t, envObjects{secrets: []*v1.Secret{newSecret("vault", "creds", map[string]string{"token": "t"})}})
+	e := newEnv(t, envObjects{secrets: []*v1.Secret{testutil.NewSecret("vault", "creds", map[string]string{"token": "t"})}})
 	_, _, err := e.provision(t, newClaim("db", "1Gi"), newClass(map[string]string{
 		"tier":                      "gold",
 		"csi.storage.k8s.io/fstype": "ext4",
@@ -222,13 +221,12 @@ func TestProvisionIgnoresClassOfAnotherDriver(t *testing.T) {
 // verifyAndGetSecretNameAndNamespaceTemplate): an event on every attempt
 // would be one upstream's users never saw.
 func TestProvisionOnlyLogsDeprecatedParameters(t *testing.T) {
-	recorder := record.NewFakeRecorder(10)
-	e := newEnv(t, envObjects{secrets: []*v1.Secret{newSecret(testNamespace, "creds", nil)}}, func(o *Options) { o.EventRecorder = recorder })
+	e := newEnv(t, envObjects{secrets: []*v1.Secret{testutil.NewSecret(testNamespace, "creds", nil)}})
 	params := map[string]string{"fstype": "ext4", "csiProvisionerSecretName": "creds", "csiProvisionerSecretNamespace": testNamespace}
 	if _, _, err := e.provision(t, newClaim("db", "1Gi"), newClass(params), nil); err != nil {
 		t.Fatal(err)
 	}
-	if events := testutil.Drain(recorder.Events); len(events) != 0 {
+	if events := e.events.Drain(); len(events) != 0 {
 		t.Fatalf("events %q, want none for deprecated parameters", events)
 	}
 	if got := e.csi.lastCreate(t).VolumeCapabilities[0].GetMount().FsType; got != "ext4" {

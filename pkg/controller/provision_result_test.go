@@ -9,8 +9,9 @@ import (
 	"google.golang.org/grpc/status"
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 func TestProvisionBuildsPVFromVolume(t *testing.T) {
@@ -97,11 +98,8 @@ func TestProvisionKeepsRetryingWhenUndoFails(t *testing.T) {
 
 func TestProvisionMapsCreateVolumeErrors(t *testing.T) {
 	const key = "topology.test.csi-protect.io/zone"
-	node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1", Labels: map[string]string{key: "z1"}}}
-	csiNode := &storagev1.CSINode{
-		ObjectMeta: metav1.ObjectMeta{Name: "node-1"},
-		Spec:       storagev1.CSINodeSpec{Drivers: []storagev1.CSINodeDriver{{Name: testDriver, NodeID: "node-1", TopologyKeys: []string{key}}}},
-	}
+	node := testutil.NewNode("node-1", testutil.WithLabel(key, "z1"))
+	csiNode := testutil.NewCSINode("node-1", map[string][]string{testDriver: {key}})
 	cases := []struct {
 		name     string
 		code     codes.Code
@@ -156,11 +154,8 @@ func TestProvisionReadOnlyOnlyForReadOnlyClaimsWhenAsked(t *testing.T) {
 
 func TestProvisionSendsTopologyAndSetsNodeAffinity(t *testing.T) {
 	const key = "topology.test.csi-protect.io/zone"
-	node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1", Labels: map[string]string{key: "z1"}}}
-	csiNode := &storagev1.CSINode{
-		ObjectMeta: metav1.ObjectMeta{Name: "node-1"},
-		Spec:       storagev1.CSINodeSpec{Drivers: []storagev1.CSINodeDriver{{Name: testDriver, NodeID: "node-1", TopologyKeys: []string{key}}}},
-	}
+	node := testutil.NewNode("node-1", testutil.WithLabel(key, "z1"))
+	csiNode := testutil.NewCSINode("node-1", map[string][]string{testDriver: {key}})
 	e := newEnv(t, envObjects{nodes: []*v1.Node{node}, csiNodes: []*storagev1.CSINode{csiNode}}, func(o *Options) {
 		o.PluginCapabilities[csi.PluginCapability_Service_VOLUME_ACCESSIBILITY_CONSTRAINTS] = true
 	})

@@ -5,6 +5,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/controller/parameters"
 )
 
@@ -26,7 +27,7 @@ func secretClass() map[string]string {
 }
 
 func TestProvisionPassesProvisionerSecretAndRecordsAllSix(t *testing.T) {
-	e := newEnv(t, envObjects{secrets: []*v1.Secret{newSecret(testNamespace, "db-creds", map[string]string{"password": "s3cret"})}})
+	e := newEnv(t, envObjects{secrets: []*v1.Secret{testutil.NewSecret(testNamespace, "db-creds", map[string]string{"password": "s3cret"})}})
 	claim := newClaim("db", "1Gi")
 	claim.Annotations = map[string]string{"team.example.com/stage-secret": "stage-key"}
 	pv, _, err := e.provision(t, claim, newClass(secretClass()), nil)

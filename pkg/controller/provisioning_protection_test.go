@@ -1,7 +1,6 @@
 package controller
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -9,9 +8,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	k8stesting "k8s.io/client-go/testing"
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
@@ -20,15 +17,6 @@ import (
 )
 
 func protectionOn(o *Options) { o.Features.ProvisioningProtection = true }
-
-func (e *env) apiClaim(t *testing.T, name string) *v1.PersistentVolumeClaim {
-	t.Helper()
-	c, err := e.client.CoreV1().PersistentVolumeClaims(testNamespace).Get(context.Background(), name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
 
 func TestProtectionAddsFinalizerBeforeCreateVolume(t *testing.T) {
 	claim := newClaim("db", "1Gi")
@@ -50,9 +38,8 @@ func TestProtectionAddsFinalizerBeforeCreateVolume(t *testing.T) {
 func TestProtectionWithoutFinalizerWriteNeverCallsCreateVolume(t *testing.T) {
 	claim := newClaim("db", "1Gi")
 	e := newEnv(t, envObjects{claims: []*v1.PersistentVolumeClaim{claim}}, protectionOn)
-	e.client.PrependReactor("update", "persistentvolumeclaims", func(k8stesting.Action) (bool, runtime.Object, error) {
-		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "persistentvolumeclaims"}, "db", nil)
-	})
+	testutil.FailNext(e.client, -1, apierrors.NewForbidden(schema.GroupResource{Resource: "persistentvolumeclaims"}, "db", nil),
+		testutil.Verb("update"), testutil.On("persistentvolumeclaims"))
 	_, state, err := e.provision(t, claim, newClass(nil), nil)
 	if err == nil || !strings.Contains(err.Error(), "must allow update on PersistentVolumeClaim") {
 		t.Fatalf("err = %v, want a clear RBAC error", err)
@@ -143,10 +130,7 @@ func TestProtectionWritesGoThroughTheProtectionClient(t *testing.T) {
 	if _, _, err := e.provision(t, claim, newClass(nil), nil); err != nil {
 		t.Fatal(err)
 	}
-	live, err := protection.CoreV1().PersistentVolumeClaims(testNamespace).Get(context.Background(), "db", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	live := testutil.Get(t, protection.CoreV1().PersistentVolumeClaims(testNamespace), "db")
 	if !finalizer.Has(live, provisionstate.ProvisioningProtectionFinalizer) {
 		t.Error("the finalizer was not written through the protection client")
 	}

@@ -35,7 +35,7 @@ func replayEnv(t *testing.T, claim *v1.PersistentVolumeClaim, mutate ...func(*Op
 func TestReplayDeletesTheVolumeItFinds(t *testing.T) {
 	claim := deletedClaim()
 	m := NewMetrics()
-	registry := registryOf(m)
+	registry := testutil.NewRegistry(m)
 	e := replayEnv(t, claim, func(o *Options) { o.Metrics = m })
 	done, err := e.prov.ReplayAndDelete(context.Background(), claim)
 	if err != nil || !done {
@@ -50,7 +50,7 @@ func TestReplayDeletesTheVolumeItFinds(t *testing.T) {
 	if v := testutil.Metric(t, registry, "csi_provisioner_provisioning_protection_abandoned_volumes_deleted_total"); v != 1 {
 		t.Fatalf("abandoned volumes deleted = %v", v)
 	}
-	if got := strings.Join(testutil.Drain(e.recorder.Events), "\n"); !strings.Contains(got, ReasonAbandonedVolume) {
+	if got := strings.Join(e.events.Drain(), "\n"); !strings.Contains(got, ReasonAbandonedVolume) {
 		t.Fatalf("events %q", got)
 	}
 }

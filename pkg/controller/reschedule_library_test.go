@@ -26,7 +26,7 @@ func TestLibraryReschedulesAfterOneCreateVolume(t *testing.T) {
 	// event takes milliseconds, a CreateVolume more): the library caches
 	// its copy after the informer has stored that write.
 	seen := make(chan struct{})
-	if _, err := l.factory.Core().V1().PersistentVolumeClaims().Informer().AddEventHandler(finalizerSeen(seen)); err != nil {
+	if _, err := l.api.Informers.Core().V1().PersistentVolumeClaims().Informer().AddEventHandler(finalizerSeen(seen)); err != nil {
 		t.Fatal(err)
 	}
 	l.csi.createFn = func(*csi.CreateVolumeRequest) (*csi.CreateVolumeResponse, error) {

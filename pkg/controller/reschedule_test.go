@@ -14,7 +14,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/diff"
 	"k8s.io/client-go/kubernetes/fake"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
@@ -34,13 +33,9 @@ const zoneKey = "topology.test.csi-protect.io/zone"
 func scheduledObjects() (*v1.PersistentVolumeClaim, *storagev1.StorageClass, *v1.Node, *storagev1.CSINode) {
 	claim := newClaim("db", "1Gi")
 	claim.Annotations = map[string]string{driverscope.AnnStorageProvisioner: testDriver, annSelectedNode: "node-1", "team": "db"}
-	class := newClass(nil)
-	class.VolumeBindingMode = ptr.To(storagev1.VolumeBindingWaitForFirstConsumer)
-	node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1", Labels: map[string]string{zoneKey: "z1"}}}
-	csiNode := &storagev1.CSINode{
-		ObjectMeta: metav1.ObjectMeta{Name: "node-1"},
-		Spec:       storagev1.CSINodeSpec{Drivers: []storagev1.CSINodeDriver{{Name: testDriver, NodeID: "node-1", TopologyKeys: []string{zoneKey}}}},
-	}
+	class := testutil.NewClass(testClass, testDriver, testutil.WithBindingMode(storagev1.VolumeBindingWaitForFirstConsumer))
+	node := testutil.NewNode("node-1", testutil.WithLabel(zoneKey, "z1"))
+	csiNode := testutil.NewCSINode("node-1", map[string][]string{testDriver: {zoneKey}})
 	return claim, class, node, csiNode
 }
 
@@ -83,11 +78,7 @@ func newRescheduleEnv(t *testing.T, code codes.Code, mutate ...func(*v1.Persiste
 
 func (r *rescheduleEnv) apiClaim(t *testing.T) *v1.PersistentVolumeClaim {
 	t.Helper()
-	claim, err := r.server.CoreV1().PersistentVolumeClaims(testNamespace).Get(context.Background(), "db", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return claim
+	return testutil.Get(t, r.server.CoreV1().PersistentVolumeClaims(testNamespace), "db")
 }
 
 func (r *rescheduleEnv) provision(t *testing.T) controller.ProvisioningState {

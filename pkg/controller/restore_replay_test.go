@@ -18,10 +18,7 @@ func TestProtectedRestoreRecordsItsSnapshotHandleWithTheFinalizer(t *testing.T) 
 	if _, _, err := e.provision(t, claim, newClass(nil), nil); err != nil {
 		t.Fatal(err)
 	}
-	live, err := e.client.CoreV1().PersistentVolumeClaims(testNamespace).Get(context.Background(), claim.Name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	live := e.apiClaim(t, claim.Name)
 	if got := live.Annotations[provisionstate.AnnRestoredSnapshotHandle]; got != testSnapshotHandle {
 		t.Fatalf("claim annotation %s = %q, want %q", provisionstate.AnnRestoredSnapshotHandle, got, testSnapshotHandle)
 	}

@@ -1,7 +1,6 @@
 package controller
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -12,14 +11,13 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 	gatewayv1beta1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 	"sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/finalizer"
 	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
@@ -72,11 +70,7 @@ func restoreEnv(t *testing.T, claim *v1.PersistentVolumeClaim, snapshot *snapv1.
 
 func (e *env) snapshot(t *testing.T, namespace, name string) *snapv1.VolumeSnapshot {
 	t.Helper()
-	s, err := e.snapClient.SnapshotV1().VolumeSnapshots(namespace).Get(context.Background(), name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return testutil.Get(t, e.snapClient.SnapshotV1().VolumeSnapshots(namespace), name)
 }
 
 func TestRestoreAsksForTheSnapshotHandle(t *testing.T) {
@@ -236,9 +230,8 @@ func TestRestoreWithoutRightsToProtectGoesOnWithAnEvent(t *testing.T) {
 	// Upstream v5's ClusterRole grants get and list on volumesnapshots only.
 	claim, snapshot, content := restoreFixture()
 	e := restoreEnv(t, claim, snapshot, content)
-	e.snapClient.PrependReactor("update", "volumesnapshots", func(k8stesting.Action) (bool, runtime.Object, error) {
-		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: provisionstate.SnapshotAPIGroup, Resource: "volumesnapshots"}, testSnapshot, errors.New("RBAC"))
-	})
+	testutil.FailNext(e.snapClient, -1, apierrors.NewForbidden(schema.GroupResource{Group: provisionstate.SnapshotAPIGroup, Resource: "volumesnapshots"}, testSnapshot, errors.New("RBAC")),
+		testutil.Verb("update"), testutil.On("volumesnapshots"))
 	if _, _, err := e.provision(t, claim, newClass(nil), nil); err != nil {
 		t.Fatalf("Provision: %v", err)
 	}
@@ -317,14 +310,7 @@ func TestCrossNamespaceRestore(t *testing.T) {
 // wantEvent fails unless the recorder got an event of reason.
 func wantEvent(t *testing.T, e *env, reason string) {
 	t.Helper()
-	for {
-		select {
-		case ev := <-e.recorder.Events:
-			if strings.Contains(ev, " "+reason+" ") {
-				return
-			}
-		default:
-			t.Fatalf("no %s event", reason)
-		}
+	if len(e.events.WithReason(reason)) == 0 {
+		t.Fatalf("no %s event", reason)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/controller/parameters"
 	"github.com/csi-protect/external-provisioner/pkg/finalizer"
 	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
@@ -77,7 +78,7 @@ func TestTemplateNamesTheDriversVolumeAndThePVKeepsItsName(t *testing.T) {
 	class := newClass(map[string]string{
 		parameters.Provisioner.NameKey(): "${pv.name}", parameters.Provisioner.NamespaceKey(): testNamespace,
 	})
-	e.client.Tracker().Add(newSecret(testNamespace, "pvc-"+testClaimUID, map[string]string{"k": "v"}))
+	e.client.Tracker().Add(testutil.NewSecret(testNamespace, "pvc-"+testClaimUID, map[string]string{"k": "v"}))
 	pv, _, err := e.provision(t, claim, class, nil)
 	if err != nil {
 		t.Fatal(err)

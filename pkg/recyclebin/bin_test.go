@@ -15,14 +15,14 @@ func TestWithRetentionOffAReleasedVolumeIsNotHeldAndCostsNoRequest(t *testing.T)
 	e.watching(t)
 	before := e.requests()
 
-	if e.bin.Holds(e.ctx, pv) {
+	if e.bin.Holds(e.Ctx, pv) {
 		t.Error("Holds = true with --volume-retention=0 and a class that does not say; want the volume deleted as today")
 	}
 	if d, err := e.bin.Decide(pv); err != nil || d.State != Delete {
 		t.Errorf("Decide = %v, %v; want Delete", d.State, err)
 	}
 	if n := e.requests() - before; n != 0 {
-		t.Errorf("the bin sent %d requests: %v; it must answer from the caches", n, e.client.Actions()[before:])
+		t.Errorf("the bin sent %d requests: %v; it must answer from the caches", n, e.Client.Actions()[before:])
 	}
 }
 
@@ -30,7 +30,7 @@ func TestAClassAnnotationTurnsRetentionOnWithTheFlagOff(t *testing.T) {
 	e := newEnv(t, setup{retention: 0, classes: []*storagev1.StorageClass{newClass("72h")}})
 	pv := newVolume("pvc-1")
 
-	if !e.bin.Holds(e.ctx, pv) {
+	if !e.bin.Holds(e.Ctx, pv) {
 		t.Fatal("Holds = false; the class's 72h must keep the volume")
 	}
 	d, err := e.bin.Decide(pv)
@@ -48,7 +48,7 @@ func TestAClassAnnotationThatDoesNotParseHoldsTheVolume(t *testing.T) {
 				e := newEnv(t, setup{retention: flag, classes: []*storagev1.StorageClass{class}})
 				pv := newVolume("pvc-1")
 
-				if !e.bin.Holds(e.ctx, pv) {
+				if !e.bin.Holds(e.Ctx, pv) {
 					t.Error("Holds = false; a typo in the class must never delete data")
 				}
 				if d, err := e.bin.Decide(pv); err == nil || !d.State.Holds() {
@@ -63,7 +63,7 @@ func TestAVolumeGivenBackToAClaimStillThereIsRebinding(t *testing.T) {
 	e := newEnv(t, setup{retention: 72 * time.Hour, claims: []*v1.PersistentVolumeClaim{theOldClaim()}})
 	pv := newVolume("pvc-1", givenBackToTheOldClaim)
 
-	if !e.bin.Holds(e.ctx, pv) {
+	if !e.bin.Holds(e.Ctx, pv) {
 		t.Fatal("Holds = false for a PV whose claim exists; it may be about to be bound")
 	}
 	if d, err := e.bin.Decide(pv); err != nil || d.State != Rebinding || !d.Until.IsZero() {
@@ -118,7 +118,7 @@ func TestAClassBrokenAfterReleaseMovesNoRecordedDeadline(t *testing.T) {
 // and kube-controller-manager released the PV because the claim is gone.
 func TestAReleasedVolumeWhoseClaimTheCacheStillShowsIsNotHeld(t *testing.T) {
 	e := newEnv(t, setup{claims: []*v1.PersistentVolumeClaim{theOldClaim()}})
-	if e.bin.Holds(e.ctx, newVolume("pvc-1")) {
+	if e.bin.Holds(e.Ctx, newVolume("pvc-1")) {
 		t.Fatal("Holds = true with retention off; the release must be decided as without the bin")
 	}
 }

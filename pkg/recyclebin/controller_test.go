@@ -1,7 +1,6 @@
 package recyclebin
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -9,8 +8,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 func TestAReleasedVolumeIsRecordedInOneWritePinnedToItsVersion(t *testing.T) {
@@ -20,7 +19,7 @@ func TestAReleasedVolumeIsRecordedInOneWritePinnedToItsVersion(t *testing.T) {
 	e.run(t)
 
 	until := "2026-11-30T10:00:00Z" // start + 72h, cut to the second
-	eventually(t, "the deadline on the PV", func() bool { return e.pv(t, "pvc-1").Annotations[AnnRetainedUntil] != "" })
+	e.Eventually(t, "the deadline on the PV", func() bool { return e.pv(t, "pvc-1").Annotations[AnnRetainedUntil] != "" })
 	e.resync(t, "pvc-1")
 
 	e.expectOneWritePinnedTo(t, before)
@@ -46,7 +45,7 @@ func TestARecordedVolumeIsToldAndRequeuedAtItsDeadline(t *testing.T) {
 	if got, want := e.results.of("pvc-1")[0].RequeueAfter, deadline.Sub(start); got != want {
 		t.Errorf("the sync that recorded the deadline requeues after %v; want %v, at the deadline", got, want)
 	}
-	eventually(t, "the event", func() bool { return len(e.events.with(ReasonRetained)) > 0 })
+	e.Eventually(t, "the event", func() bool { return len(e.events.with(ReasonRetained)) > 0 })
 	e.resync(t, "pvc-1")
 	want := []string{onVolume("pvc-1", "Normal VolumeRetained Volume kept until 2026-11-30T10:00:00Z (72h0m0s) instead of deleted; "+
 		"give it back with the annotation provisioner.storage.kubernetes.io/restore-to, or purge it with provisioner.storage.kubernetes.io/purge=true")}
@@ -90,7 +89,7 @@ func TestAnExpiredVolumeIsGivenBackToDeleteInOneWriteWithOneEventAndOneCount(t *
 	e := newEnv(t, setup{retention: 72 * time.Hour, volumes: []*v1.PersistentVolume{expired}})
 	before := e.pv(t, "pvc-1")
 	e.run(t)
-	eventually(t, "the policy given back", func() bool {
+	e.Eventually(t, "the policy given back", func() bool {
 		return e.pv(t, "pvc-1").Spec.PersistentVolumeReclaimPolicy == v1.PersistentVolumeReclaimDelete
 	})
 	for range 3 {
@@ -197,7 +196,7 @@ func TestAVolumeGivenBackToAClaimStillThereIsRecordedOnceTheClaimGoes(t *testing
 	e := newEnv(t, setup{
 		retention: 72 * time.Hour,
 		volumes:   []*v1.PersistentVolume{newVolume("pvc-1", givenBackToTheOldClaim)},
-		claims:    []*v1.PersistentVolumeClaim{func() *v1.PersistentVolumeClaim { c := theOldClaim(); c.Spec.VolumeName = "pvc-1"; return c }()},
+		claims:    []*v1.PersistentVolumeClaim{theOldClaim(testutil.WithVolumeName("pvc-1"))},
 	})
 	e.run(t)
 	e.waitSyncs(t, "pvc-1", 1)
@@ -209,10 +208,8 @@ func TestAVolumeGivenBackToAClaimStillThereIsRecordedOnceTheClaimGoes(t *testing
 		t.Errorf("retained_volumes = %v while rebinding; want 0", got)
 	}
 
-	if err := e.client.CoreV1().PersistentVolumeClaims(oldNamespace).Delete(context.Background(), oldClaim, metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, "the deadline on the PV", func() bool { return e.pv(t, "pvc-1").Annotations[AnnRetainedUntil] != "" })
+	testutil.Delete(t, e.Client.CoreV1().PersistentVolumeClaims(oldNamespace), oldClaim)
+	e.Eventually(t, "the deadline on the PV", func() bool { return e.pv(t, "pvc-1").Annotations[AnnRetainedUntil] != "" })
 }
 
 func TestGivingBackPointsTheVolumeAtTheClaimInOneWrite(t *testing.T) {
@@ -224,7 +221,7 @@ func TestGivingBackPointsTheVolumeAtTheClaimInOneWrite(t *testing.T) {
 	before = e.pv(t, "pvc-1")
 	e.run(t)
 
-	eventually(t, "the PV to name the new claim", func() bool { return e.pv(t, "pvc-1").Spec.ClaimRef.UID == newUID })
+	e.Eventually(t, "the PV to name the new claim", func() bool { return e.pv(t, "pvc-1").Spec.ClaimRef.UID == newUID })
 	e.resync(t, "pvc-1")
 
 	e.expectOneWritePinnedTo(t, before)
@@ -249,8 +246,7 @@ func TestGivingBackPointsTheVolumeAtTheClaimInOneWrite(t *testing.T) {
 }
 
 func TestAClaimThatDoesNotFitIsRefusedOnBothObjects(t *testing.T) {
-	larger := newClaim(newNamespace, newClaimName, newUID, "pvc-1")
-	larger.Spec.Resources.Requests[v1.ResourceStorage] = resource.MustParse("11Gi")
+	larger := newClaim(newNamespace, newClaimName, newUID, "pvc-1", testutil.WithSize("11Gi"))
 	e := newEnv(t, setup{
 		volumes: []*v1.PersistentVolume{newVolume("pvc-1", recordedUntil(now.Add(72*time.Hour)), restoreTo("restored/data-again"))},
 		claims:  []*v1.PersistentVolumeClaim{larger},
@@ -284,12 +280,9 @@ func TestARestoreWaitsForItsClaimToBeCreated(t *testing.T) {
 		t.Fatalf("writes = %v; want none while the claim does not exist", w)
 	}
 
-	if _, err := e.client.CoreV1().PersistentVolumeClaims(newNamespace).Create(context.Background(),
-		newClaim(newNamespace, newClaimName, newUID, "pvc-1"), metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, "the PV to name the new claim", func() bool { return e.pv(t, "pvc-1").Spec.ClaimRef.UID == newUID })
-	eventually(t, "the restore events", func() bool { return len(e.events.with(ReasonRestored)) == 2 })
+	testutil.Create(t, e.Client.CoreV1().PersistentVolumeClaims(newNamespace), newClaim(newNamespace, newClaimName, newUID, "pvc-1"))
+	e.Eventually(t, "the PV to name the new claim", func() bool { return e.pv(t, "pvc-1").Spec.ClaimRef.UID == newUID })
+	e.Eventually(t, "the restore events", func() bool { return len(e.events.with(ReasonRestored)) == 2 })
 	if got := e.metric(t, "restores_total"); got != 1 {
 		t.Errorf("restores_total = %v; want 1", got)
 	}
@@ -309,9 +302,7 @@ func TestTheGaugesFollowTheVolumesKept(t *testing.T) {
 	e.waitGauges(t, "kept and released, not bound", 2, 15*gi)
 	e.updateVolume(t, "kept", purgeRequested)
 	e.waitGauges(t, "released, after kept was purged", 1, 5*gi)
-	if err := e.client.CoreV1().PersistentVolumes().Delete(context.Background(), "released", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Delete(t, e.Client.CoreV1().PersistentVolumes(), "released")
 	e.waitGauges(t, "none, after the PV released went", 0, 0)
 }
 
@@ -334,7 +325,7 @@ func TestAPendingRestoreRequestDoesNotStopTheDeadline(t *testing.T) {
 
 	e.clock.SetTime(deadline)
 	e.resync(t, "pvc-1") // the requeue: the policy is given back
-	eventually(t, "the hand-over after the policy's", func() bool { return len(e.handOvers.all()) > 0 })
+	e.Eventually(t, "the hand-over after the policy's", func() bool { return len(e.handOvers.all()) > 0 })
 	if got := e.handOvers.all(); got[0].Name != "pvc-1" {
 		t.Errorf("handed over %v at the deadline; want pvc-1", names(got))
 	}

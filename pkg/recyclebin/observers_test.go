@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sync"
 	"testing"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -165,7 +164,7 @@ func (l *eventLog) with(reason string) []string {
 	defer l.mu.Unlock()
 	var out []string
 	for _, ev := range l.events {
-		if eventReason(ev.line) == reason {
+		if testutil.ReasonOf(ev.line) == reason {
 			out = append(out, ev.on+": "+ev.line)
 		}
 	}
@@ -183,12 +182,6 @@ func (l *eventLog) all() []string {
 	return out
 }
 
-func eventReason(line string) string {
-	var eventtype, reason string
-	_, _ = fmt.Sscan(line, &eventtype, &reason)
-	return reason
-}
-
 func objectName(obj runtime.Object) string {
 	switch o := obj.(type) {
 	case *v1.PersistentVolume:
@@ -204,12 +197,6 @@ func onVolume(name, line string) string { return "PersistentVolume " + name + ":
 
 func onClaim(namespace, name, line string) string {
 	return "PersistentVolumeClaim " + namespace + "/" + name + ": " + line
-}
-
-// eventually polls cond until it holds or fails the test after 5s.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	testutil.Eventually(t, 5*time.Second, what, cond)
 }
 
 // distinct drops repeats, keeping the first of each: a sync that refuses

@@ -1,18 +1,16 @@
 package recyclebin
 
 import (
-	"context"
 	"errors"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 // beingDeleted is a PV a user deleted: it waits for its finalizers.
@@ -23,7 +21,7 @@ func TestAVolumeKeptUnprotectedIsProtectedInOneWriteAndKeepsItsDeadline(t *testi
 	e := newEnv(t, setup{volumes: []*v1.PersistentVolume{newVolume("pvc-1", keptUnprotected(deadline))}})
 	before := e.pv(t, "pvc-1")
 	e.run(t)
-	eventually(t, "the PV to say Retain", func() bool {
+	e.Eventually(t, "the PV to say Retain", func() bool {
 		return e.pv(t, "pvc-1").Spec.PersistentVolumeReclaimPolicy == v1.PersistentVolumeReclaimRetain
 	})
 	e.resync(t, "pvc-1")
@@ -48,7 +46,7 @@ func TestAKeptVolumeDeletedByAUserHasItsVolumeDeletedAndThenGoes(t *testing.T) {
 	e := newEnv(t, setup{volumes: []*v1.PersistentVolume{before}})
 	before = e.pv(t, "pvc-1")
 	e.run(t)
-	eventually(t, "the bin's finalizer to go", func() bool { return !slices.Contains(e.pv(t, "pvc-1").Finalizers, FinalizerKept) })
+	e.Eventually(t, "the bin's finalizer to go", func() bool { return !slices.Contains(e.pv(t, "pvc-1").Finalizers, FinalizerKept) })
 	e.resync(t, "pvc-1")
 
 	if got := e.deletions.all(); len(got) == 0 || got[0] != "pvc-1" {
@@ -73,7 +71,7 @@ func TestAKeptVolumeBeingDeletedKeepsItsFinalizerWhileDeleteVolumeFails(t *testi
 	e := newEnv(t, setup{volumes: []*v1.PersistentVolume{newVolume("pvc-1", recordedUntil(now.Add(72*time.Hour)), beingDeleted)}})
 	e.deletions.fail(errors.New("backend unavailable"))
 	e.run(t)
-	eventually(t, "two attempts", func() bool { return len(e.deletions.all()) >= 2 })
+	e.Eventually(t, "two attempts", func() bool { return len(e.deletions.all()) >= 2 })
 
 	if w := e.writes("persistentvolumes"); len(w) != 0 {
 		t.Errorf("writes = %v; the PV must keep naming its volume until the volume is deleted", w)
@@ -86,20 +84,16 @@ func TestAGivenBackVolumeSaysRetainUntilBoundThenDeleteAgain(t *testing.T) {
 		claims:  []*v1.PersistentVolumeClaim{newClaim(newNamespace, newClaimName, newUID, "pvc-1")},
 	})
 	e.run(t)
-	eventually(t, "the PV to name the new claim", func() bool { return e.pv(t, "pvc-1").Spec.ClaimRef.UID == newUID })
+	e.Eventually(t, "the PV to name the new claim", func() bool { return e.pv(t, "pvc-1").Spec.ClaimRef.UID == newUID })
 	e.resync(t, "pvc-1")
 	if pv := e.pv(t, "pvc-1"); !protected(pv) {
 		t.Fatalf("the PV given back but not bound says %s with finalizers %v; want it still protected", pv.Spec.PersistentVolumeReclaimPolicy, pv.Finalizers)
 	}
 
 	// kube-controller-manager binds them.
-	pv := e.pv(t, "pvc-1")
-	bound(pv)
-	if _, err := e.client.CoreV1().PersistentVolumes().UpdateStatus(context.Background(), pv, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	testutil.UpdateStatus(t, e.Client.CoreV1().PersistentVolumes(), "pvc-1", bound)
 	before := e.pv(t, "pvc-1")
-	eventually(t, "the PV to say Delete", func() bool {
+	e.Eventually(t, "the PV to say Delete", func() bool {
 		return e.pv(t, "pvc-1").Spec.PersistentVolumeReclaimPolicy == v1.PersistentVolumeReclaimDelete
 	})
 	expectOnly(t, before, e.pv(t, "pvc-1"), func(pv *v1.PersistentVolume) {
@@ -116,7 +110,7 @@ func TestAVolumeWhoseRecordedPolicyIsRetainIsLetGoWithoutDeletingIt(t *testing.T
 	e := newEnv(t, setup{volumes: []*v1.PersistentVolume{newVolume("pvc-1", recordedUntil(now.Add(72*time.Hour)), beingDeleted,
 		func(pv *v1.PersistentVolume) { pv.Annotations[AnnReclaimPolicy] = "Retain" })}})
 	e.run(t)
-	eventually(t, "the bin's finalizer to go", func() bool { return !slices.Contains(e.pv(t, "pvc-1").Finalizers, FinalizerKept) })
+	e.Eventually(t, "the bin's finalizer to go", func() bool { return !slices.Contains(e.pv(t, "pvc-1").Finalizers, FinalizerKept) })
 
 	if got := e.deletions.all(); len(got) != 0 {
 		t.Errorf("volumes deleted: %v; the recorded policy Retain keeps the volume", got)
@@ -134,7 +128,7 @@ func TestARestoreRequestOnAPurgedVolumeIsRefusedOnBothObjects(t *testing.T) {
 		claims:  []*v1.PersistentVolumeClaim{newClaim(newNamespace, newClaimName, newUID, "pvc-1")},
 	})
 	e.run(t)
-	eventually(t, "the refusals", func() bool { return len(e.events.with(ReasonRestoreRefused)) == 2 })
+	e.Eventually(t, "the refusals", func() bool { return len(e.events.with(ReasonRestoreRefused)) == 2 })
 
 	msg := "Warning VolumeRestoreRefused Volume pvc-1 is not given back: it is being deleted, since a purge was requested"
 	want := []string{onVolume("pvc-1", msg), onClaim(newNamespace, newClaimName, msg)}
@@ -151,19 +145,10 @@ func TestARestoreRequestOnAPurgedVolumeIsRefusedOnBothObjects(t *testing.T) {
 // without asking the driver twice.
 func TestAReleaseThatConflictsDeletesTheVolumeOnce(t *testing.T) {
 	e := newEnv(t, setup{volumes: []*v1.PersistentVolume{newVolume("pvc-1", recordedUntil(now.Add(72*time.Hour)), beingDeleted)}})
-	var mu sync.Mutex
-	conflicts := 0
-	e.client.PrependReactor("patch", "persistentvolumes", func(k8stesting.Action) (bool, runtime.Object, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if conflicts > 0 {
-			return false, nil, nil
-		}
-		conflicts++
-		return true, nil, apierrors.NewConflict(v1.Resource("persistentvolumes"), "pvc-1", errors.New("the object has been modified"))
-	})
+	testutil.FailNext(e.Client, 1, apierrors.NewConflict(v1.Resource("persistentvolumes"), "pvc-1", errors.New("the object has been modified")),
+		testutil.Verb("patch"), testutil.On("persistentvolumes"))
 	e.run(t)
-	eventually(t, "the bin's finalizer to go", func() bool { return !slices.Contains(e.pv(t, "pvc-1").Finalizers, FinalizerKept) })
+	e.Eventually(t, "the bin's finalizer to go", func() bool { return !slices.Contains(e.pv(t, "pvc-1").Finalizers, FinalizerKept) })
 
 	if got := e.deletions.all(); len(got) != 1 {
 		t.Errorf("volumes deleted: %v; want pvc-1's once", got)

@@ -21,17 +21,9 @@ func retainedVolume() *v1.PersistentVolume {
 	return pv
 }
 
+// claimFor is a pending claim that fits pv and names it.
 func claimFor(pv *v1.PersistentVolume) *v1.PersistentVolumeClaim {
-	return &v1.PersistentVolumeClaim{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "restored", Name: "data-again", UID: "uid-2"},
-		Spec: v1.PersistentVolumeClaimSpec{
-			VolumeName:       pv.Name,
-			StorageClassName: ptr.To("fast"),
-			AccessModes:      []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce},
-			Resources:        v1.VolumeResourceRequirements{Requests: v1.ResourceList{v1.ResourceStorage: resource.MustParse("10Gi")}},
-		},
-		Status: v1.PersistentVolumeClaimStatus{Phase: v1.ClaimPending},
-	}
+	return newClaim(newNamespace, newClaimName, newUID, pv.Name)
 }
 
 func TestAClaimThatAsksForNothingTheVolumeLacksFits(t *testing.T) {

@@ -1,31 +1,23 @@
 package rollback
 
 import (
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/claimconditions"
 )
 
-// pin is the resourceVersion and UID a patch carries.
-type pin struct {
-	Metadata struct {
-		ResourceVersion string `json:"resourceVersion"`
-		UID             string `json:"uid"`
-	} `json:"metadata"`
-}
-
-func pinOf(t *testing.T, a k8stesting.Action) pin {
+// pinOf reads the resourceVersion and UID a patch carries.
+func pinOf(t *testing.T, a k8stesting.Action) testutil.Pin {
 	t.Helper()
-	var p pin
-	if err := json.Unmarshal(a.(k8stesting.PatchAction).GetPatch(), &p); err != nil {
+	p, err := testutil.PinOf(a.(k8stesting.PatchAction).GetPatch())
+	if err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -49,7 +41,7 @@ func TestConditionIsRemovedWithAPinnedStatusPatch(t *testing.T) {
 	if len(writes) != 1 || writes[0].GetVerb() != "patch" || writes[0].GetSubresource() != "status" {
 		t.Fatalf("writes %v, want one patch of the status", writes)
 	}
-	if p := pinOf(t, writes[0]); p.Metadata.ResourceVersion != before.ResourceVersion || p.Metadata.UID != string(before.UID) {
+	if p := pinOf(t, writes[0]); p.ResourceVersion != before.ResourceVersion || p.UID != before.UID {
 		t.Errorf("patch pinned to %+v, the claim is %s at %s", p, before.UID, before.ResourceVersion)
 	}
 	after := e.claim(t, "data-0")
@@ -102,9 +94,8 @@ func TestSecondWriteIsPinnedToTheFirstOnesVersion(t *testing.T) {
 // the manifest that does, and the claim needs the operator.
 func TestForbiddenStatusPatchNeedsYou(t *testing.T) {
 	e := newEnv(withCondition(claim("data-0", v1.ClaimBound), claimconditions.ReasonProvisioning))
-	e.client.PrependReactor("patch", "persistentvolumeclaims", func(a k8stesting.Action) (bool, runtime.Object, error) {
-		return true, nil, apierrors.NewForbidden(v1.Resource("persistentvolumeclaims/status"), "data-0", errors.New("RBAC"))
-	})
+	testutil.FailNext(e.client, -1, apierrors.NewForbidden(v1.Resource("persistentvolumeclaims/status"), "data-0", errors.New("RBAC")),
+		testutil.Verb("patch"), testutil.On("persistentvolumeclaims"))
 	r := e.run(t, ModeClear)
 	requireAction(t, only(t, r, kindClaim, "shop/data-0"), NeedsYou, "could not clear it: the RBAC rules must allow patch on persistentvolumeclaims/status (deploy/kubernetes/rbac-claim-conditions.yaml)")
 	if r.Verdict.Ready {

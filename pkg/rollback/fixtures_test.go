@@ -2,7 +2,6 @@ package rollback
 
 import (
 	"bytes"
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
-	"k8s.io/klog/v2/ktesting"
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/claimconditions"
@@ -55,7 +53,7 @@ func (e *env) run(t *testing.T, mode Mode) *Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, ctx := ktesting.NewTestContext(t)
+	ctx, _ := testutil.LoggingContext(t, 0)
 	r, err := c.Run(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -65,24 +63,12 @@ func (e *env) run(t *testing.T, mode Mode) *Report {
 
 func (e *env) claim(t *testing.T, name string) *v1.PersistentVolumeClaim {
 	t.Helper()
-	claim, err := e.client.CoreV1().PersistentVolumeClaims("shop").Get(context.Background(), name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return claim
+	return testutil.Get(t, e.client.CoreV1().PersistentVolumeClaims("shop"), name)
 }
 
 // writes are the fake's actions that write.
 func (e *env) writes() []k8stesting.Action {
-	var out []k8stesting.Action
-	for _, a := range e.client.Actions() {
-		switch a.GetVerb() {
-		case "get", "list", "watch":
-		default:
-			out = append(out, a)
-		}
-	}
-	return out
+	return testutil.Actions(e.client.Actions(), testutil.Writes)
 }
 
 // only returns the one finding of the object, failing if there is not
@@ -112,27 +98,20 @@ func requireAction(t *testing.T, f Finding, verb Verb, why string) {
 // may besides what the check looks for: kubectl's annotation, labels,
 // another finalizer, the binder's annotations and a status.
 func claim(name string, phase v1.PersistentVolumeClaimPhase) *v1.PersistentVolumeClaim {
-	return &v1.PersistentVolumeClaim{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: name, Namespace: "shop",
-			Labels:     map[string]string{"app": "postgres"},
-			Finalizers: []string{"kubernetes.io/pvc-protection", otherFinalizer},
-			Annotations: map[string]string{
-				lastApplied:                        `{"apiVersion":"v1","kind":"PersistentVolumeClaim"}`,
-				driverscope.AnnStorageProvisioner:  driver,
-				provisionstate.AnnProvisioningNode: "node-1",
-			},
-		},
-		Spec: v1.PersistentVolumeClaimSpec{
-			AccessModes: []v1.PersistentVolumeAccessMode{v1.ReadWriteOnce},
-			Resources:   v1.VolumeResourceRequirements{Requests: v1.ResourceList{v1.ResourceStorage: resource.MustParse("1Gi")}},
-		},
-		Status: v1.PersistentVolumeClaimStatus{
-			Phase:      phase,
-			Capacity:   v1.ResourceList{v1.ResourceStorage: resource.MustParse("1Gi")},
-			Conditions: []v1.PersistentVolumeClaimCondition{{Type: v1.PersistentVolumeClaimResizing, Status: v1.ConditionTrue}},
-		},
-	}
+	return testutil.NewClaim("shop", name,
+		testutil.WithLabel("app", "postgres"),
+		testutil.WithFinalizers("kubernetes.io/pvc-protection", otherFinalizer),
+		testutil.WithAnnotations(map[string]string{
+			lastApplied:                        `{"apiVersion":"v1","kind":"PersistentVolumeClaim"}`,
+			driverscope.AnnStorageProvisioner:  driver,
+			provisionstate.AnnProvisioningNode: "node-1",
+		}),
+		testutil.WithClaimPhase(phase),
+		testutil.ClaimFunc(func(c *v1.PersistentVolumeClaim) {
+			c.Status.Capacity = v1.ResourceList{v1.ResourceStorage: resource.MustParse("1Gi")}
+			c.Status.Conditions = []v1.PersistentVolumeClaimCondition{{Type: v1.PersistentVolumeClaimResizing, Status: v1.ConditionTrue}}
+		}),
+	)
 }
 
 // protected adds the provisioning-protection finalizer and records.
@@ -164,27 +143,21 @@ func withCondition(c *v1.PersistentVolumeClaim, reason string) *v1.PersistentVol
 // bin protects it: reclaim policy Retain, the policy it had recorded, and
 // the bin's finalizer, next to everything else a PV carries.
 func keptPV(name string) *v1.PersistentVolume {
-	return &v1.PersistentVolume{
-		ObjectMeta: metav1.ObjectMeta{
-			Name:       name,
-			Labels:     map[string]string{recyclebin.LabelRetained: "true", "team": "shop"},
-			Finalizers: []string{"kubernetes.io/pv-protection", "external-provisioner.volume.kubernetes.io/finalizer", recyclebin.FinalizerKept},
-			Annotations: map[string]string{
-				driverscope.AnnProvisionedBy: driver,
-				recyclebin.AnnRetainedUntil:  deadline,
-				recyclebin.AnnRetainedFrom:   "shop/data-0 3f1c9a2b-0000-4000-8000-000000000000",
-				recyclebin.AnnReclaimPolicy:  string(v1.PersistentVolumeReclaimDelete),
-			},
-		},
-		Spec: v1.PersistentVolumeSpec{
-			PersistentVolumeReclaimPolicy: v1.PersistentVolumeReclaimRetain,
-			PersistentVolumeSource:        v1.PersistentVolumeSource{CSI: &v1.CSIPersistentVolumeSource{Driver: driver, VolumeHandle: "vol-" + name}},
-			ClaimRef:                      &v1.ObjectReference{Namespace: "shop", Name: "data-0"},
-		},
-		Status: v1.PersistentVolumeStatus{Phase: v1.VolumeReleased},
-	}
+	return testutil.NewPV(name,
+		testutil.WithLabels(map[string]string{recyclebin.LabelRetained: "true", "team": "shop"}),
+		testutil.WithFinalizers("kubernetes.io/pv-protection", "external-provisioner.volume.kubernetes.io/finalizer", recyclebin.FinalizerKept),
+		testutil.WithAnnotations(map[string]string{
+			driverscope.AnnProvisionedBy: driver,
+			recyclebin.AnnRetainedUntil:  deadline,
+			recyclebin.AnnRetainedFrom:   "shop/data-0 3f1c9a2b-0000-4000-8000-000000000000",
+			recyclebin.AnnReclaimPolicy:  string(v1.PersistentVolumeReclaimDelete),
+		}),
+		testutil.WithReclaimPolicy(v1.PersistentVolumeReclaimRetain),
+		testutil.WithCSI(driver, "vol-"+name),
+		testutil.ReleasedFrom("shop", "data-0", ""),
+	)
 }
 
 func class(name string, params map[string]string) *storagev1.StorageClass {
-	return &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Provisioner: driver, Parameters: params}
+	return testutil.NewClass(name, driver, testutil.WithParameters(params))
 }

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/claimconditions"
 	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
@@ -51,25 +52,24 @@ type pinned struct{ sent, stored string }
 // server answers it.
 func recordPins(t *testing.T, e *env) *[]pinned {
 	var pins []pinned
-	e.client.PrependReactor("*", "persistentvolumeclaims", func(a k8stesting.Action) (bool, runtime.Object, error) {
+	testutil.BeforeEach(e.client, func(a k8stesting.Action) {
 		var name, sent string
 		switch a := a.(type) {
 		case k8stesting.UpdateAction:
 			obj := a.GetObject().(*v1.PersistentVolumeClaim)
 			name, sent = obj.Name, obj.ResourceVersion
 		case k8stesting.PatchAction:
-			name, sent = a.GetName(), pinOf(t, a).Metadata.ResourceVersion
+			name, sent = a.GetName(), pinOf(t, a).ResourceVersion
 		default:
-			return false, nil, nil
+			return
 		}
 		stored, err := e.client.Tracker().Get(claimsResource, a.GetNamespace(), name)
 		if err != nil {
 			t.Error(err)
-			return false, nil, nil
+			return
 		}
 		pins = append(pins, pinned{sent: sent, stored: stored.(*v1.PersistentVolumeClaim).ResourceVersion})
-		return false, nil, nil
-	})
+	}, testutil.On("persistentvolumeclaims"))
 	return &pins
 }
 
@@ -92,18 +92,13 @@ func TestClearModeWritesArePinned(t *testing.T) {
 // bumpOnce makes the first write of verb to a claim meet a newer version:
 // change is applied to the stored claim first, as by another writer.
 func bumpOnce(t *testing.T, e *env, verb string, change func(*v1.PersistentVolumeClaim)) {
-	done := false
-	e.client.PrependReactor(verb, "persistentvolumeclaims", func(a k8stesting.Action) (bool, runtime.Object, error) {
-		if done {
-			return false, nil, nil
-		}
-		done = true
+	testutil.BeforeNext(e.client, func(k8stesting.Action) {
 		// Through the tracker: the fake's client would wait for this
 		// reaction to end.
 		obj, err := e.client.Tracker().Get(claimsResource, "shop", "data-0")
 		if err != nil {
 			t.Error(err)
-			return false, nil, nil
+			return
 		}
 		claim := obj.(*v1.PersistentVolumeClaim).DeepCopy()
 		change(claim)
@@ -111,8 +106,7 @@ func bumpOnce(t *testing.T, e *env, verb string, change func(*v1.PersistentVolum
 		if err := e.client.Tracker().Update(claimsResource, claim, "shop"); err != nil {
 			t.Error(err)
 		}
-		return false, nil, nil
-	})
+	}, testutil.Verb(verb), testutil.On("persistentvolumeclaims"))
 }
 
 // A conflict is read again and decided again: the other writer's change
@@ -142,9 +136,8 @@ func TestConflictThatSettlesItClearsNothing(t *testing.T) {
 // A second conflict is reported, not retried for ever.
 func TestSecondConflictNeedsYou(t *testing.T) {
 	e := newEnv(protected(claim("data-0", v1.ClaimBound)))
-	e.client.PrependReactor("update", "persistentvolumeclaims", func(a k8stesting.Action) (bool, runtime.Object, error) {
-		return true, nil, apierrors.NewConflict(v1.Resource("persistentvolumeclaims"), "data-0", nil)
-	})
+	testutil.FailNext(e.client, -1, apierrors.NewConflict(v1.Resource("persistentvolumeclaims"), "data-0", nil),
+		testutil.Verb("update"), testutil.On("persistentvolumeclaims"))
 	r := e.run(t, ModeClear)
 	requireAction(t, only(t, r, kindClaim, "shop/data-0"), NeedsYou, "it changed twice while being cleared: run this again")
 	if n := len(e.writes()); n != 2 {

@@ -8,12 +8,10 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/klog/v2/ktesting"
-	"k8s.io/utils/ptr"
+	"k8s.io/klog/v2"
 	libcontroller "sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
@@ -28,7 +26,7 @@ func TestTheLibraryIndexesClaimsByUID(t *testing.T) {
 	claim := newClaim("data")
 	claim.Spec.VolumeName = "pvc-1"
 	l := newLiveLibrary(t, []runtime.Object{claim, newClass()}, liveOptions{})
-	indexer := l.factory.Core().V1().PersistentVolumeClaims().Informer().GetIndexer()
+	indexer := l.Informers.Core().V1().PersistentVolumeClaims().Informer().GetIndexer()
 	if _, ok := indexer.GetIndexers()[ClaimUIDIndex]; !ok {
 		t.Fatalf("the library registered no index %q: %v", ClaimUIDIndex, indexer.GetIndexers())
 	}
@@ -55,7 +53,7 @@ func TestAnIgnoredClaimWaitsUntilItIsHandedBack(t *testing.T) {
 	if n := len(l.provisioner.provisions()); n != 1 {
 		t.Fatalf("%d Provision calls after an IgnoredError, want 1", n)
 	}
-	if v := testutil.Metric(t, l.registry, "test_persistentvolumeclaim_provision_failed_total", "class", testClass); v != 1 {
+	if v := testutil.Metric(t, l.Registry, "test_persistentvolumeclaim_provision_failed_total", "class", testClass); v != 1 {
 		t.Fatalf("the library counted %v failed attempts, want 1", v)
 	}
 	for _, ev := range l.events(t) {
@@ -65,11 +63,10 @@ func TestAnIgnoredClaimWaitsUntilItIsHandedBack(t *testing.T) {
 	}
 
 	l.provisioner.set(func(s *stubProvisioner) { s.provision = nil })
-	logger, _ := ktesting.NewTestContext(t)
-	l.adapter.RequeueClaim(logger, cache.ObjectName{Namespace: testNamespace, Name: "db"}, testClaimUID)
+	l.adapter.RequeueClaim(klog.FromContext(l.Ctx), cache.ObjectName{Namespace: testNamespace, Name: "db"}, testClaimUID)
 	testutil.Eventually(t, 10*time.Second, "the PV of the claim handed back", func() bool {
-		_, err := l.server.CoreV1().PersistentVolumes().Get(context.Background(), "pvc-"+testClaimUID, metav1.GetOptions{})
-		return err == nil
+		_, ok := testutil.Find(t, l.Client.CoreV1().PersistentVolumes(), "pvc-"+testClaimUID)
+		return ok
 	})
 }
 
@@ -101,11 +98,7 @@ func TestAClaimUpdateSkipsTheBackOffUnlessItIsTheSidecarsOwnWrite(t *testing.T) 
 		testutil.Eventually(t, 10*time.Second, "the first Provision", func() bool { return len(l.provisioner.provisions()) == 1 })
 
 		update := func(change func(*v1.PersistentVolumeClaim)) {
-			claim := l.claim(t, "db")
-			change(claim)
-			if _, err := l.server.CoreV1().PersistentVolumeClaims(testNamespace).Update(context.Background(), claim, metav1.UpdateOptions{}); err != nil {
-				t.Fatal(err)
-			}
+			testutil.Update(t, l.Client.CoreV1().PersistentVolumeClaims(testNamespace), "db", change)
 		}
 		update(func(c *v1.PersistentVolumeClaim) {
 			c.Finalizers = append(c.Finalizers, provisionstate.ProvisioningProtectionFinalizer)
@@ -132,9 +125,7 @@ func TestAClaimUpdateSkipsTheBackOffUnlessItIsTheSidecarsOwnWrite(t *testing.T) 
 func scheduledClaim(node string) (*v1.PersistentVolumeClaim, *storagev1.StorageClass) {
 	claim := newClaim("db")
 	claim.Annotations[provisionstate.AnnSelectedNode] = node
-	class := newClass()
-	class.VolumeBindingMode = ptr.To(storagev1.VolumeBindingWaitForFirstConsumer)
-	return claim, class
+	return claim, testutil.NewClass(testClass, testDriver, testutil.WithBindingMode(storagev1.VolumeBindingWaitForFirstConsumer))
 }
 
 // The library sends a claim back to the scheduler with an update, not a
@@ -154,7 +145,7 @@ func TestTheLibraryReschedulesWithAnUpdateOfItsCopy(t *testing.T) {
 	})
 	given := l.provisioner.provisions()[0].PVC
 	var writes []k8stesting.Action
-	for _, a := range l.server.Actions() {
+	for _, a := range l.Client.Actions() {
 		if a.GetResource().Resource == "persistentvolumeclaims" && (a.GetVerb() == "update" || a.GetVerb() == "patch") {
 			writes = append(writes, a)
 		}
@@ -237,11 +228,9 @@ func TestAClaimProvisionedInBackgroundIsRetriedOnceItIsGone(t *testing.T) {
 	}
 	l.start(t)
 	testutil.Eventually(t, 10*time.Second, "the first Provision", func() bool { return len(l.provisioner.provisions()) >= 1 })
-	if err := l.server.CoreV1().PersistentVolumeClaims(testNamespace).Delete(context.Background(), "db", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Delete(t, l.Client.CoreV1().PersistentVolumeClaims(testNamespace), "db")
 	testutil.Eventually(t, 10*time.Second, "the claim gone from the cache", func() bool {
-		_, err := l.factory.Core().V1().PersistentVolumeClaims().Lister().PersistentVolumeClaims(testNamespace).Get("db")
+		_, err := l.Informers.Core().V1().PersistentVolumeClaims().Lister().PersistentVolumeClaims(testNamespace).Get("db")
 		return err != nil
 	})
 	calls := len(l.provisioner.provisions())

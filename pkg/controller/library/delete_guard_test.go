@@ -11,18 +11,15 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
-	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 // deletingPV is a released PV after the library's DELETE, as the informer
 // may still show it: deletion timestamp set, the library's finalizer on.
 func deletingPV() *v1.PersistentVolume {
-	pv := releasedVolume("pvc-" + testClaimUID)
-	pv.UID = "pv-uid-1"
-	now := metav1.Now()
-	pv.DeletionTimestamp = &now
-	pv.Finalizers = []string{"kubernetes.io/pv-protection", PVFinalizer}
-	return pv
+	return releasedVolume("pvc-"+testClaimUID, testutil.WithUID("pv-uid-1"), testutil.Deleting(),
+		testutil.WithFinalizers("kubernetes.io/pv-protection", PVFinalizer))
 }
 
 // guarded is an Adapter whose delete guard reads the PVs of an API server
@@ -38,13 +35,7 @@ func guarded(t *testing.T, live *v1.PersistentVolume) (*Adapter, *fake.Clientset
 }
 
 func listCount(client *fake.Clientset) int {
-	n := 0
-	for _, a := range client.Actions() {
-		if a.GetVerb() == "list" && a.GetResource().Resource == "persistentvolumes" {
-			n++
-		}
-	}
-	return n
+	return len(testutil.Actions(client.Actions(), testutil.Verb("list"), testutil.On("persistentvolumes")))
 }
 
 func TestSecondPassIsSkippedWhenThePVIsGone(t *testing.T) {
@@ -90,9 +81,7 @@ func TestFailedFinalizerRemovalIsRetried(t *testing.T) {
 func TestAFailedReadLeavesTheDecisionToTheLibrary(t *testing.T) {
 	pv := deletingPV()
 	a, client := guarded(t, nil)
-	client.PrependReactor("list", "persistentvolumes", func(k8stesting.Action) (bool, runtime.Object, error) {
-		return true, nil, errors.New("connection refused")
-	})
+	testutil.FailNext(client, -1, errors.New("connection refused"), testutil.Verb("list"), testutil.On("persistentvolumes"))
 	a.VolumeDeleted(pv.UID)
 	if a.AlreadyDeleted(context.Background(), pv) {
 		t.Fatal("without the live PV, the guard must not stop a deletion")
@@ -153,9 +142,7 @@ func TestSecondPassIsSkippedWithoutAReadOnceTheLibraryRemovedItsFinalizer(t *tes
 func TestAFailedLibraryPatchStillLetsTheLiveVolumeDecide(t *testing.T) {
 	pv := deletingPV()
 	a, client := guarded(t, pv.DeepCopy())
-	client.PrependReactor("patch", "persistentvolumes", func(k8stesting.Action) (bool, runtime.Object, error) {
-		return true, nil, errors.New("connection refused")
-	})
+	testutil.FailNext(client, -1, errors.New("connection refused"), testutil.Verb("patch"), testutil.On("persistentvolumes"))
 	a.VolumeDeleted(pv.UID)
 	if err := removeLibraryFinalizer(t, a.Client(client, nil), pv); err == nil {
 		t.Fatal("fixture: the patch must fail")

@@ -9,13 +9,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes/fake"
-	"k8s.io/client-go/util/workqueue"
-	"k8s.io/component-base/metrics"
-	"k8s.io/klog/v2/ktesting"
 	libcontroller "sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller"
-	libmetrics "sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller/metrics"
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
@@ -26,15 +20,13 @@ import (
 // cmd/csi-provisioner wires it, it shows what the provisioner sees; wired
 // plain (liveOptions.plain), it shows what library v10 does by itself,
 // which the Adapter bends. Either way, a library bump that changes a
-// behaviour the project relies on fails here.
+// behaviour the project relies on fails here. The env's registry holds the
+// library's metrics, with subsystem "test".
 type liveLibrary struct {
-	server      *fake.Clientset
-	factory     informers.SharedInformerFactory
+	*testutil.Env
 	adapter     *Adapter
 	provisioner *stubProvisioner
 	library     *libcontroller.ProvisionController
-	// registry holds the library's metrics, with subsystem "test".
-	registry metrics.KubeRegistry
 }
 
 // liveOptions are how a test sets the library up.
@@ -51,78 +43,35 @@ type liveOptions struct {
 
 func newLiveLibrary(t *testing.T, objs []runtime.Object, opts liveOptions) *liveLibrary {
 	t.Helper()
-	l := &liveLibrary{server: testutil.NewClientset(objs...)}
-	l.factory = informers.NewSharedInformerFactory(l.server, 0)
-	claims := l.factory.Core().V1().PersistentVolumeClaims()
-	volumes := l.factory.Core().V1().PersistentVolumes()
-	nodes := l.factory.Core().V1().Nodes().Lister()
-	l.adapter = New(Options{Client: l.server, Claims: claims.Lister(), Nodes: nodes})
+	l := &liveLibrary{Env: testutil.NewEnv(t, testutil.EnvOptions{Objects: objs})}
+	claims := l.Informers.Core().V1().PersistentVolumeClaims()
+	l.adapter = New(Options{Client: l.Client, Claims: claims.Lister(), Nodes: l.Informers.Core().V1().Nodes().Lister()})
 	l.provisioner = &stubProvisioner{}
+	libOpts := testutil.LibraryOptions{Driver: testDriver, Provisioner: l.provisioner, BackOff: opts.backOff, AddFinalizer: opts.addFinalizer}
 	if !opts.plain {
 		l.provisioner.guard = l.adapter
+		libOpts.Adapter = l.adapter
 	}
-
-	backOff := opts.backOff
-	if backOff == 0 {
-		backOff = 10 * time.Millisecond
-	}
-	libMetrics := libmetrics.New("test")
-	l.registry = metrics.NewKubeRegistry()
-	l.registry.RawMustRegister(libMetrics.PersistentVolumeClaimProvisionTotal, libMetrics.PersistentVolumeClaimProvisionFailedTotal)
-	client, claimInformer, volumeInformer, nodeLister := l.adapter.Client(l.server, nil),
-		l.adapter.ClaimsInformer(claims.Informer()), l.adapter.VolumesInformer(volumes.Informer()), l.adapter.NodesLister()
-	if opts.plain {
-		client, claimInformer, volumeInformer, nodeLister = l.server, claims.Informer(), volumes.Informer(), nodes
-	}
-	logger, _ := ktesting.NewTestContext(t)
-	l.library = libcontroller.NewProvisionController(logger, client, testDriver, l.provisioner,
-		libcontroller.LeaderElection(false),
-		libcontroller.MetricsPort(0),
-		libcontroller.FailedProvisionThreshold(0),
-		libcontroller.FailedDeleteThreshold(0),
-		libcontroller.RateLimiter(workqueue.NewTypedItemExponentialFailureRateLimiter[any](backOff, backOff)),
-		libcontroller.Threadiness(1),
-		libcontroller.ClaimsInformer(claimInformer),
-		libcontroller.VolumesInformer(volumeInformer),
-		libcontroller.ClassesInformer(l.factory.Storage().V1().StorageClasses().Informer()),
-		libcontroller.NodesLister(nodeLister),
-		libcontroller.AddFinalizer(opts.addFinalizer),
-		libcontroller.MetricsInstance(libMetrics),
-	)
+	l.library = l.NewLibrary(libOpts)
 	return l
 }
 
 // start runs the informers and the library until the test ends.
 func (l *liveLibrary) start(t *testing.T) {
 	t.Helper()
-	_, ctx := ktesting.NewTestContext(t)
-	ctx, cancel := context.WithCancel(ctx)
-	l.factory.Start(ctx.Done())
-	t.Cleanup(func() {
-		cancel()
-		l.factory.Shutdown()
-	})
-	for typ, synced := range l.factory.WaitForCacheSync(ctx.Done()) {
-		if !synced {
-			t.Fatalf("informer of %v did not sync", typ)
-		}
-	}
-	testutil.RunUntilCleanup(t, ctx, l.library.Run)
+	l.StartInformers(t)
+	l.Run(t, l.library.Run)
 }
 
 func (l *liveLibrary) claim(t *testing.T, name string) *v1.PersistentVolumeClaim {
 	t.Helper()
-	claim, err := l.server.CoreV1().PersistentVolumeClaims(testNamespace).Get(context.Background(), name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return claim
+	return testutil.Get(t, l.Client.CoreV1().PersistentVolumeClaims(testNamespace), name)
 }
 
 // events are the events on the server, oldest first.
 func (l *liveLibrary) events(t *testing.T) []v1.Event {
 	t.Helper()
-	list, err := l.server.CoreV1().Events(metav1.NamespaceAll).List(context.Background(), metav1.ListOptions{})
+	list, err := l.Client.CoreV1().Events(metav1.NamespaceAll).List(context.Background(), metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

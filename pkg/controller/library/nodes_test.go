@@ -3,19 +3,14 @@ package library
 import (
 	"testing"
 
-	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	corelisters "k8s.io/client-go/listers/core/v1"
-	"k8s.io/client-go/tools/cache"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 func TestTheLibrarysNodeLookupNeverFails(t *testing.T) {
-	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
-	known := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1", Labels: map[string]string{"zone": "a"}}}
-	if err := indexer.Add(known); err != nil {
-		t.Fatal(err)
-	}
+	indexer := testutil.Indexer(t, testutil.NewNode("node-1", testutil.WithLabel("zone", "a")))
 	for name, nodes := range map[string]corelisters.NodeLister{"a lister": corelisters.NewNodeLister(indexer), "no lister": nil} {
 		lister := New(Options{Nodes: nodes}).NodesLister()
 		got, err := lister.Get("node-1")

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/claimconditions"
 	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 )
@@ -23,22 +24,15 @@ func (u updatesSeen) OnUpdate(_, _ any) { *u.n++ }
 // handedOverClaim is a claim as kube-controller-manager hands it over, with
 // everything others put on it.
 func handedOverClaim() *v1.PersistentVolumeClaim {
-	return &v1.PersistentVolumeClaim{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: "data", Namespace: "default", UID: "uid-1", ResourceVersion: "10",
-			Annotations: map[string]string{
-				"volume.kubernetes.io/storage-provisioner":         "mock.csi-protect.io",
-				"kubectl.kubernetes.io/last-applied-configuration": `{"kind":"PersistentVolumeClaim"}`,
-			},
-			Labels:     map[string]string{"team": "a"},
-			Finalizers: []string{"kubernetes.io/pvc-protection"},
-		},
-		Spec:   v1.PersistentVolumeClaimSpec{StorageClassName: ptrTo("mock")},
-		Status: v1.PersistentVolumeClaimStatus{Phase: v1.ClaimPending},
-	}
+	return testutil.NewClaim("default", "data", testutil.WithUID("uid-1"), testutil.WithResourceVersion("10"),
+		testutil.WithAnnotations(map[string]string{
+			"volume.kubernetes.io/storage-provisioner":         "mock.csi-protect.io",
+			"kubectl.kubernetes.io/last-applied-configuration": `{"kind":"PersistentVolumeClaim"}`,
+		}),
+		testutil.WithLabel("team", "a"),
+		testutil.WithFinalizers("kubernetes.io/pvc-protection"),
+		testutil.WithClass("mock"), testutil.WithClaimPhase(v1.ClaimPending))
 }
-
-func ptrTo[T any](v T) *T { return &v }
 
 // next is claim after a write that change made.
 func next(claim *v1.PersistentVolumeClaim, change func(*v1.PersistentVolumeClaim)) *v1.PersistentVolumeClaim {

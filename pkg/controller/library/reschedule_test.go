@@ -42,11 +42,7 @@ func newRescheduleEnv(t *testing.T) *rescheduleEnv {
 
 func (r *rescheduleEnv) apiClaim(t *testing.T) *v1.PersistentVolumeClaim {
 	t.Helper()
-	claim, err := r.server.CoreV1().PersistentVolumeClaims(testNamespace).Get(context.Background(), "db", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return claim
+	return testutil.Get(t, r.server.CoreV1().PersistentVolumeClaims(testNamespace), "db")
 }
 
 // writeFinalizer is the provisioner's finalizer write before CreateVolume,

@@ -7,8 +7,6 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
@@ -19,13 +17,7 @@ import (
 // volumeOf returns the PV of that name on the server, nil once it is gone.
 func (l *liveLibrary) volumeOf(t *testing.T, name string) *v1.PersistentVolume {
 	t.Helper()
-	pv, err := l.server.CoreV1().PersistentVolumes().Get(context.Background(), name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	pv, _ := testutil.Find(t, l.Client.CoreV1().PersistentVolumes(), name)
 	return pv
 }
 
@@ -47,7 +39,7 @@ func TestTheLibraryKeepsItsFinalizerUntilTheVolumeIsDeleted(t *testing.T) {
 		t.Fatalf("the provisioned PV has finalizers %v, want %s", pv.Finalizers, PVFinalizer)
 	}
 
-	testutil.UpdatePV(t, l.server, pvName, func(pv *v1.PersistentVolume) { pv.Status.Phase = v1.VolumeReleased })
+	testutil.UpdatePV(t, l.Client, pvName, func(pv *v1.PersistentVolume) { pv.Status.Phase = v1.VolumeReleased })
 	// The PV is gone once the library's patch removed the finalizer; the
 	// patch's answer reaches the Adapter just after.
 	testutil.Eventually(t, 10*time.Second, "the PV gone, and the Adapter to see its finalizer removed", func() bool {

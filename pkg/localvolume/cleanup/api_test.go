@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 	localv1 "github.com/csi-protect/external-provisioner/pkg/apis/local/v1"
 	localv1alpha1 "github.com/csi-protect/external-provisioner/pkg/apis/local/v1alpha1"
 )
@@ -22,17 +23,13 @@ import (
 // createOwner stores a LocalVolume or LocalVolumeSet as a user would.
 func (e *env) createOwner(t *testing.T, o ownerObject) {
 	t.Helper()
-	var err error
 	switch o := o.(type) {
 	case *localv1.LocalVolume:
-		_, err = e.local.LocalV1().LocalVolumes(o.Namespace).Create(context.Background(), o, metav1.CreateOptions{})
+		testutil.Create(t, e.local.LocalV1().LocalVolumes(o.Namespace), o)
 	case *localv1alpha1.LocalVolumeSet:
-		_, err = e.local.LocalV1alpha1().LocalVolumeSets(o.Namespace).Create(context.Background(), o, metav1.CreateOptions{})
+		testutil.Create(t, e.local.LocalV1alpha1().LocalVolumeSets(o.Namespace), o)
 	default:
 		t.Fatalf("not an owner: %T", o)
-	}
-	if err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -40,15 +37,11 @@ func (e *env) createOwner(t *testing.T, o ownerObject) {
 // server only sets its deletionTimestamp.
 func (e *env) deleteOwner(t *testing.T, kind string) {
 	t.Helper()
-	var err error
 	switch kind {
 	case KindLocalVolume:
-		err = e.local.LocalV1().LocalVolumes(testNS).Delete(context.Background(), ownerName, metav1.DeleteOptions{})
+		testutil.Delete(t, e.local.LocalV1().LocalVolumes(testNS), ownerName)
 	case KindLocalVolumeSet:
-		err = e.local.LocalV1alpha1().LocalVolumeSets(testNS).Delete(context.Background(), ownerName, metav1.DeleteOptions{})
-	}
-	if err != nil {
-		t.Fatal(err)
+		testutil.Delete(t, e.local.LocalV1alpha1().LocalVolumeSets(testNS), ownerName)
 	}
 }
 
@@ -72,7 +65,7 @@ func (e *env) owner(t *testing.T, kind string) *owner {
 // pv reads a PV from the fake API server, nil if it is gone.
 func (e *env) pv(t *testing.T, name string) *corev1.PersistentVolume {
 	t.Helper()
-	obj, err := e.kube.Tracker().Get(pvGVR, "", name)
+	obj, err := e.Client.Tracker().Get(pvGVR, "", name)
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
@@ -83,16 +76,9 @@ func (e *env) pv(t *testing.T, name string) *corev1.PersistentVolume {
 }
 
 // updatePV changes a PV on the fake API server, as another client would.
-func (e *env) updatePV(t *testing.T, name string, change pvOption) {
+func (e *env) updatePV(t *testing.T, name string, change func(*corev1.PersistentVolume)) {
 	t.Helper()
-	pv := e.pv(t, name)
-	if pv == nil {
-		t.Fatalf("PV %s not found", name)
-	}
-	change(pv)
-	if _, err := e.kube.CoreV1().PersistentVolumes().Update(context.Background(), pv, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	testutil.UpdatePV(t, e.Client, name, change)
 }
 
 // byUser marks the deletes of the tests, which play the user: the
@@ -104,7 +90,7 @@ var byUser = metav1.DeletePropagationBackground
 // deleted.
 func (e *env) userDeletesPV(t *testing.T, name string) {
 	t.Helper()
-	if err := e.kube.CoreV1().PersistentVolumes().Delete(context.Background(), name, metav1.DeleteOptions{PropagationPolicy: &byUser}); err != nil {
+	if err := e.Client.CoreV1().PersistentVolumes().Delete(context.Background(), name, metav1.DeleteOptions{PropagationPolicy: &byUser}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -125,21 +111,17 @@ func (e *env) agentReleases(t *testing.T, name string) {
 
 func (e *env) createNode(t *testing.T, node *corev1.Node) {
 	t.Helper()
-	if _, err := e.kube.CoreV1().Nodes().Create(context.Background(), node, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Create(t, e.Client.CoreV1().Nodes(), node)
 }
 
 func (e *env) deleteNode(t *testing.T, name string) {
 	t.Helper()
-	if err := e.kube.CoreV1().Nodes().Delete(context.Background(), name, metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	testutil.Delete(t, e.Client.CoreV1().Nodes(), name)
 }
 
 // actions are what the controller sent to both fake API servers.
 func (e *env) actions() []k8stesting.Action {
-	return append(e.kube.Actions(), e.local.Actions()...)
+	return append(e.Client.Actions(), e.local.Actions()...)
 }
 
 // writes lists the controller's writes to the fake API servers, as "verb
@@ -169,19 +151,13 @@ func (e *env) writesBesidesStatus() []string {
 
 // statusPatches returns the patches sent for the status of owners.
 func (e *env) statusPatches() []k8stesting.PatchActionImpl {
-	var out []k8stesting.PatchActionImpl
-	for _, a := range e.local.Actions() {
-		if p, ok := a.(k8stesting.PatchActionImpl); ok && p.Subresource == "status" {
-			out = append(out, p)
-		}
-	}
-	return out
+	return testutil.Patches(e.local.Actions(), testutil.OnSubresource("status"))
 }
 
 // deletes returns the delete actions the controller sent for PVs.
 func (e *env) deletes() []k8stesting.DeleteActionImpl {
 	var out []k8stesting.DeleteActionImpl
-	for _, a := range e.kube.Actions() {
+	for _, a := range e.Client.Actions() {
 		if d, ok := a.(k8stesting.DeleteActionImpl); ok && d.Resource == pvGVR && d.DeleteOptions.PropagationPolicy == nil {
 			out = append(out, d)
 		}
@@ -192,11 +168,5 @@ func (e *env) deletes() []k8stesting.DeleteActionImpl {
 // patches returns the patch actions sent for PVs or owners, not for their
 // status.
 func (e *env) patches(resource string) []k8stesting.PatchActionImpl {
-	var out []k8stesting.PatchActionImpl
-	for _, a := range e.actions() {
-		if p, ok := a.(k8stesting.PatchActionImpl); ok && p.Resource.Resource == resource && p.Subresource == "" {
-			out = append(out, p)
-		}
-	}
-	return out
+	return testutil.Patches(e.actions(), testutil.On(resource), testutil.OnSubresource(""))
 }

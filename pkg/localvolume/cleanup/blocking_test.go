@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 func TestBoundVolumeBlocksWithOneEvent(t *testing.T) {
@@ -42,7 +44,7 @@ func TestBindingInProgressBlocks(t *testing.T) {
 	e := newEnv(t, setup{
 		owners: []ownerObject{newOwner(KindLocalVolumeSet, protectedOwner, deletingOwner)},
 		volumes: []*corev1.PersistentVolume{newPV("pv", KindLocalVolumeSet, boundTo("app", "db"),
-			phase(corev1.VolumeAvailable))},
+			testutil.WithVolumePhase(corev1.VolumeAvailable))},
 		nodes: []*corev1.Node{newNode(testNode)},
 	})
 	e.mustSync(t, keyOf(KindLocalVolumeSet))
@@ -61,7 +63,7 @@ func TestRetainedVolumeBlocks(t *testing.T) {
 				e := newEnv(t, setup{
 					owners: []ownerObject{newOwner(kind, protectedOwner, deletingOwner)},
 					volumes: []*corev1.PersistentVolume{newPV("pv-kept", kind,
-						releasedFrom("app", "db", corev1.PersistentVolumeReclaimRetain), phase(p))},
+						releasedFrom("app", "db", corev1.PersistentVolumeReclaimRetain), testutil.WithVolumePhase(p))},
 					nodes: []*corev1.Node{newNode(testNode)},
 				})
 				for range 3 {
@@ -92,8 +94,8 @@ func TestDeletePolicyVolumeWaitsQuietly(t *testing.T) {
 			owners: []ownerObject{newOwner(kind, protectedOwner, deletingOwner)},
 			volumes: []*corev1.PersistentVolume{
 				newPV("released", kind, releasedFrom("app", "a", corev1.PersistentVolumeReclaimDelete)),
-				newPV("failed", kind, releasedFrom("app", "b", corev1.PersistentVolumeReclaimDelete), phase(corev1.VolumeFailed)),
-				newPV("deleting", kind, deletingPV),
+				newPV("failed", kind, releasedFrom("app", "b", corev1.PersistentVolumeReclaimDelete), testutil.WithVolumePhase(corev1.VolumeFailed)),
+				newPV("deleting", kind, testutil.Deleting()),
 			},
 			nodes: []*corev1.Node{newNode(testNode)},
 		})
@@ -131,13 +133,13 @@ func TestDeletePolicyVolumeWaitsQuietly(t *testing.T) {
 func TestBlockageFollowsTheVolume(t *testing.T) {
 	e := newEnv(t, setup{
 		owners:  []ownerObject{newOwner(KindLocalVolume, protectedOwner, deletingOwner)},
-		volumes: []*corev1.PersistentVolume{newPV("pv", KindLocalVolume, boundTo("app", "db"), policy(corev1.PersistentVolumeReclaimRetain))},
+		volumes: []*corev1.PersistentVolume{newPV("pv", KindLocalVolume, boundTo("app", "db"), testutil.WithReclaimPolicy(corev1.PersistentVolumeReclaimRetain))},
 		nodes:   []*corev1.Node{newNode(testNode)},
 	})
 	key := keyOf(KindLocalVolume)
 	e.mustSync(t, key)
 	// The user deletes the claim: the PV is Released and kept.
-	e.updatePV(t, "pv", phase(corev1.VolumeReleased))
+	e.updatePV(t, "pv", testutil.WithVolumePhase(corev1.VolumeReleased))
 	e.mustSync(t, key)
 	e.mustSync(t, key)
 	events := e.events.all()

@@ -119,7 +119,7 @@ func TestGateOff(t *testing.T) {
 			t.Error("the controller uses PV or Node informers with the gate off")
 		}
 		// Not instantiated in the factory, so never started for nothing.
-		if started := e.factory.WaitForCacheSync(e.ctx.Done()); len(started) != 0 {
+		if started := e.Informers.WaitForCacheSync(e.Ctx.Done()); len(started) != 0 {
 			t.Errorf("informers started with the gate off: %v", started)
 		}
 	})
@@ -129,7 +129,7 @@ func TestLastVolumeGoneRemovesFinalizer(t *testing.T) {
 	forEachKind(t, func(t *testing.T, kind string) {
 		e := newEnv(t, setup{
 			owners:  []ownerObject{newOwner(kind, protectedOwner, deletingOwner)},
-			volumes: []*corev1.PersistentVolume{newPV("pv", kind, deletingPV)},
+			volumes: []*corev1.PersistentVolume{newPV("pv", kind, testutil.Deleting())},
 			nodes:   []*corev1.Node{newNode(testNode)},
 		})
 		e.mustSync(t, keyOf(kind))
@@ -171,13 +171,13 @@ func TestCompletionWaitsForAPIServer(t *testing.T) {
 	e := newEnv(t, setup{owners: []ownerObject{newOwner(KindLocalVolume, protectedOwner, deletingOwner)}, limiter: testutil.InstantRetries[OwnerKey]()})
 	e.settle(t)
 	late := newPV("late", KindLocalVolume)
-	e.kube.PrependReactor("list", "persistentvolumes", func(k8stesting.Action) (bool, runtime.Object, error) {
+	e.Client.PrependReactor("list", "persistentvolumes", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, &corev1.PersistentVolumeList{Items: []corev1.PersistentVolume{*late}}, nil
 	})
 	key := keyOf(KindLocalVolume)
 	// Step the loop: the handlers may have queued the owner already.
 	e.ctrl.loop.Add(key)
-	e.ctrl.loop.ProcessNext(e.ctx)
+	e.ctrl.loop.ProcessNext(e.Ctx)
 	if got := e.syncs.Of(key); len(got) != 1 || !errors.Is(got[0], errCacheBehind) || !errors.Is(got[0], reconcile.ErrRetry) {
 		t.Fatalf("syncs = %v, want one failing with %v", got, errCacheBehind)
 	}
@@ -188,7 +188,7 @@ func TestCompletionWaitsForAPIServer(t *testing.T) {
 	if got := e.ctrl.loop.Len(); got != 1 {
 		t.Errorf("queued = %d, want the owner back", got)
 	}
-	if logs := e.errorLogs(); len(logs) != 0 {
+	if logs := e.Logs.Errors(); len(logs) != 0 {
 		t.Errorf("error logs = %v, want none", logs)
 	}
 }

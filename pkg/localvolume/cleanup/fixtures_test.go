@@ -8,17 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes/fake"
-	k8stesting "k8s.io/client-go/testing"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
-	"k8s.io/component-base/metrics"
-	"k8s.io/klog/v2"
-	"k8s.io/klog/v2/ktesting"
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
@@ -83,17 +73,16 @@ type setup struct {
 
 // env is a controller over started informers of fake clients. Tests either
 // call sync or step the loop themselves, or start the workers with run.
+// Env.Client is the Kubernetes API server.
 type env struct {
-	kube     *fake.Clientset
-	local    *localfake.Clientset
-	ctrl     *Controller
-	events   *eventLog
-	clock    *testingclock.FakeClock
-	registry metrics.KubeRegistry
-	ctx      context.Context
-	logs     ktesting.Buffer
-	factory  informers.SharedInformerFactory
-	watches  *watchLog
+	*testutil.Env
+	local *localfake.Clientset
+	ctrl  *Controller
+	// events is the recorder the controller is given, rather than
+	// Env.Events: it says which object each event is on.
+	events  *eventLog
+	clock   *testingclock.FakeClock
+	watches testutil.Watches
 
 	// syncs are the outcomes of the loop's syncs, by owner.
 	syncs testutil.Syncs[OwnerKey]
@@ -101,39 +90,27 @@ type env struct {
 
 func newEnv(t *testing.T, s setup) *env {
 	t.Helper()
-	// Buffered so tests can check what was logged at error level.
-	logger := ktesting.NewLogger(t, ktesting.NewConfig(ktesting.BufferLogs(true)))
-	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logger))
+	m := NewMetrics()
 	e := &env{
-		local:   newLocalClient(),
-		events:  &eventLog{},
-		clock:   testingclock.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)),
-		ctx:     ctx,
-		watches: &watchLog{},
+		Env: testutil.NewEnv(t, testutil.EnvOptions{
+			Objects: append(testutil.Objects(s.volumes...), testutil.Objects(s.nodes...)...),
+			Metrics: []testutil.MetricSet{m},
+		}),
+		local:  newLocalClient(),
+		events: &eventLog{},
+		clock:  testingclock.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)),
 	}
-	var objects []runtime.Object
-	for _, pv := range s.volumes {
-		objects = append(objects, pv)
-	}
-	for _, node := range s.nodes {
-		objects = append(objects, node)
-	}
-	e.kube = testutil.NewClientset(objects...)
 	for _, o := range s.owners {
 		e.createOwner(t, countedOwner(o, s.volumes))
 	}
-	e.kube.PrependWatchReactor("*", e.watches.reactor(e.kube.Tracker()))
-	e.local.PrependWatchReactor("*", e.watches.reactor(e.local.Tracker()))
+	e.watches.Record(e.Client, e.Client.Tracker())
+	e.watches.Record(e.local, e.local.Tracker())
 
-	e.registry = metrics.NewKubeRegistry()
-	m := NewMetrics()
-	e.registry.MustRegister(m.Registerables()...)
-	e.factory = informers.NewSharedInformerFactory(e.kube, 0)
 	opts := Options{
-		Client:         e.kube,
+		Client:         e.Client,
 		LocalClient:    e.local,
-		VolumeInformer: e.factory.Core().V1().PersistentVolumes(),
-		NodeInformer:   e.factory.Core().V1().Nodes(),
+		VolumeInformer: e.Informers.Core().V1().PersistentVolumes(),
+		NodeInformer:   e.Informers.Core().V1().Nodes(),
 		Enabled:        !s.disabled,
 		EventRecorder:  e.events,
 		Metrics:        m,
@@ -145,33 +122,22 @@ func newEnv(t *testing.T, s setup) *env {
 	if s.realClock {
 		opts.Clock = nil
 	}
-	var crs externalversions.SharedInformerFactory
+	var crs []testutil.InformerFactory
 	if !s.ownInformers {
-		crs = externalversions.NewSharedInformerFactory(e.local, 0)
-		opts.LocalInformers = crs
+		f := externalversions.NewSharedInformerFactory(e.local, 0)
+		opts.LocalInformers = f
+		crs = append(crs, f)
 	}
 	ctrl, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.ctrl = ctrl
-	e.factory.Start(ctx.Done())
+	t.Cleanup(ctrl.loop.ShutDown)
+	e.StartInformers(t, crs...)
 	if crs != nil {
-		crs.Start(ctx.Done())
-		if !cache.WaitForCacheSync(ctx.Done(), ctrl.cachesSynced()...) {
-			t.Fatal("caches did not sync")
-		}
 		e.waitWatching(t)
 	}
-	t.Cleanup(func() {
-		cancel()
-		ctrl.loop.ShutDown()
-		e.factory.Shutdown()
-		if crs != nil {
-			crs.Shutdown()
-		}
-	})
-	e.logs = logger.GetSink().(ktesting.Underlier).GetBuffer()
 	return e
 }
 
@@ -201,8 +167,25 @@ func countedOwner(o ownerObject, volumes []*corev1.PersistentVolume) ownerObject
 // run starts the workers; the test's cleanup stops them and waits.
 func (e *env) run(t *testing.T) {
 	t.Helper()
-	testutil.RunUntilCleanup(t, e.ctx, func(ctx context.Context) { e.ctrl.Run(ctx, 2) })
+	e.Run(t, func(ctx context.Context) { e.ctrl.Run(ctx, 2) })
 	e.waitWatching(t)
+}
+
+// waitWatching waits until every informer of the controller watches, as
+// the fakes drop what happens before.
+func (e *env) waitWatching(t *testing.T) {
+	t.Helper()
+	var resources []string
+	if e.ctrl.volumeIndex != nil {
+		resources = append(resources, pvGVR.Resource)
+	}
+	if e.ctrl.nodeIndex != nil {
+		resources = append(resources, nodeGVR.Resource)
+	}
+	for _, k := range e.ctrl.kinds {
+		resources = append(resources, k.gvr.Resource)
+	}
+	e.Eventually(t, "every informer to watch", func() bool { return e.watches.Watching(resources...) })
 }
 
 // settle waits until the informer caches show what the fake API servers
@@ -210,16 +193,16 @@ func (e *env) run(t *testing.T) {
 // resourceVersion, so a cache that matches is current.
 func (e *env) settle(t *testing.T) {
 	t.Helper()
-	eventually(t, "the caches to catch up", func() bool {
+	e.Eventually(t, "the caches to catch up", func() bool {
 		// With the gate off, there are no PV and Node caches.
-		if e.ctrl.volumeIndex != nil && !maps.Equal(e.stored(t, e.kube.Tracker(), pvGVR, "PersistentVolume"), versions(e.ctrl.volumeIndex)) {
+		if e.ctrl.volumeIndex != nil && !maps.Equal(testutil.TrackerVersions(t, e.Client.Tracker(), pvGVR, "PersistentVolume"), testutil.StoreVersions(e.ctrl.volumeIndex)) {
 			return false
 		}
-		if e.ctrl.nodeIndex != nil && !maps.Equal(e.stored(t, e.kube.Tracker(), nodeGVR, "Node"), versions(e.ctrl.nodeIndex)) {
+		if e.ctrl.nodeIndex != nil && !maps.Equal(testutil.TrackerVersions(t, e.Client.Tracker(), nodeGVR, "Node"), testutil.StoreVersions(e.ctrl.nodeIndex)) {
 			return false
 		}
 		for _, k := range e.ctrl.kinds {
-			if !maps.Equal(e.stored(t, e.local.Tracker(), k.gvr, k.name), versions(k.informer.GetStore())) {
+			if !maps.Equal(testutil.TrackerVersions(t, e.local.Tracker(), k.gvr, k.name), testutil.StoreVersions(k.informer.GetStore())) {
 				return false
 			}
 		}
@@ -227,39 +210,11 @@ func (e *env) settle(t *testing.T) {
 	})
 }
 
-func (e *env) stored(t *testing.T, tracker k8stesting.ObjectTracker, gvr schema.GroupVersionResource, kind string) map[string]string {
-	t.Helper()
-	list, err := tracker.List(gvr, gvr.GroupVersion().WithKind(kind), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	items, err := meta.ExtractList(list)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]string{}
-	for _, obj := range items {
-		m, _ := meta.Accessor(obj)
-		out[m.GetNamespace()+"/"+m.GetName()] = m.GetResourceVersion()
-	}
-	return out
-}
-
-// versions are the resourceVersions of what store holds, by namespace/name.
-func versions(store cache.Store) map[string]string {
-	out := map[string]string{}
-	for _, obj := range store.List() {
-		m, _ := meta.Accessor(obj)
-		out[m.GetNamespace()+"/"+m.GetName()] = m.GetResourceVersion()
-	}
-	return out
-}
-
 // sync runs one sync of key, as a worker would, on settled caches.
 func (e *env) sync(t *testing.T, key OwnerKey) (time.Duration, error) {
 	t.Helper()
 	e.settle(t)
-	result, err := e.ctrl.sync(e.ctx, key)
+	result, err := e.ctrl.sync(e.Ctx, key)
 	return result.RequeueAfter, err
 }
 
@@ -273,14 +228,11 @@ func (e *env) mustSync(t *testing.T, key OwnerKey) time.Duration {
 	return after
 }
 
-// errorLogs returns the error-level log entries written so far.
-func (e *env) errorLogs() []string { return testutil.ErrorLogs(e.logs) }
-
 // metric returns the value of a local_volume_cleanup metric by its short
 // name, and fails the test if there is no such metric.
 func (e *env) metric(t *testing.T, name string) float64 {
 	t.Helper()
-	return testutil.Metric(t, e.registry, "csi_provisioner_local_volume_cleanup_"+name)
+	return testutil.Metric(t, e.Registry, "csi_provisioner_local_volume_cleanup_"+name)
 }
 
 func hasOwnerFinalizer(o *owner) bool {
@@ -295,10 +247,4 @@ func mentions(t *testing.T, text string, parts ...string) {
 			t.Errorf("%q does not mention %q", text, p)
 		}
 	}
-}
-
-// eventually polls cond until it holds or fails the test after 5s.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	testutil.Eventually(t, 5*time.Second, what, cond)
 }

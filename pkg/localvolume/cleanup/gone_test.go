@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/apis/local"
 )
 
@@ -109,7 +110,7 @@ func TestGoneNodeWithinGrace(t *testing.T) {
 	forEachKind(t, func(t *testing.T, kind string) {
 		e := newEnv(t, setup{
 			owners:  []ownerObject{newOwner(kind, protectedOwner, deletingOwner)},
-			volumes: []*corev1.PersistentVolume{newPV("pv", kind, deletingPV)},
+			volumes: []*corev1.PersistentVolume{newPV("pv", kind, testutil.Deleting())},
 		})
 		key := keyOf(kind)
 		if after := e.mustSync(t, key); after != testGrace {
@@ -137,13 +138,13 @@ func TestGoneNodeWithinGrace(t *testing.T) {
 func TestReturningNodeRestartsGrace(t *testing.T) {
 	e := newEnv(t, setup{
 		owners:  []ownerObject{newOwner(KindLocalVolumeSet, protectedOwner, deletingOwner)},
-		volumes: []*corev1.PersistentVolume{newPV("pv", KindLocalVolumeSet, deletingPV)},
+		volumes: []*corev1.PersistentVolume{newPV("pv", KindLocalVolumeSet, testutil.Deleting())},
 	})
 	key := keyOf(KindLocalVolumeSet)
 	e.mustSync(t, key)
 	e.clock.Step(testGrace - time.Minute)
 	e.createNode(t, newNode(testNode))
-	eventually(t, "the node's return to be noticed", func() bool {
+	e.Eventually(t, "the node's return to be noticed", func() bool {
 		e.ctrl.mu.Lock()
 		defer e.ctrl.mu.Unlock()
 		return len(e.ctrl.unreachable) == 0
@@ -163,7 +164,7 @@ func TestUnselectedNode(t *testing.T) {
 		e := newEnv(t, setup{
 			owners: []ownerObject{newOwner(kind, protectedOwner, deletingOwner,
 				withNodeSelector(selectorIn("storage", "local")))},
-			volumes: []*corev1.PersistentVolume{newPV("pv", kind, deletingPV)},
+			volumes: []*corev1.PersistentVolume{newPV("pv", kind, testutil.Deleting())},
 			nodes:   []*corev1.Node{newNode(testNode, "storage", "none")},
 		})
 		key := keyOf(kind)
@@ -196,7 +197,7 @@ func TestSelectedNodeIsKept(t *testing.T) {
 			}
 			e := newEnv(t, setup{
 				owners:  []ownerObject{newOwner(KindLocalVolume, opts...)},
-				volumes: []*corev1.PersistentVolume{newPV("pv", KindLocalVolume, deletingPV)},
+				volumes: []*corev1.PersistentVolume{newPV("pv", KindLocalVolume, testutil.Deleting())},
 				nodes:   []*corev1.Node{newNode(testNode, "storage", "local")},
 			})
 			for range 2 {
@@ -241,7 +242,7 @@ func TestGoneNodeKeepsBlockingVolumes(t *testing.T) {
 func TestNodeCacheNotSynced(t *testing.T) {
 	e := newEnv(t, setup{
 		owners:  []ownerObject{newOwner(KindLocalVolume, protectedOwner, deletingOwner)},
-		volumes: []*corev1.PersistentVolume{newPV("pv", KindLocalVolume, deletingPV)},
+		volumes: []*corev1.PersistentVolume{newPV("pv", KindLocalVolume, testutil.Deleting())},
 	})
 	e.ctrl.nodesSynced = func() bool { return false }
 	for range 2 {
@@ -255,10 +256,10 @@ func TestNodeCacheNotSynced(t *testing.T) {
 
 // The PV's node is found from its node affinity when it lacks the label.
 func TestNodeFromAffinity(t *testing.T) {
-	withoutLabel := func(pv *corev1.PersistentVolume) { delete(pv.Labels, local.NodeLabel) }
+	withoutLabel := testutil.VolumeFunc(func(pv *corev1.PersistentVolume) { delete(pv.Labels, local.NodeLabel) })
 	e := newEnv(t, setup{
 		owners:  []ownerObject{newOwner(KindLocalVolume, protectedOwner, deletingOwner)},
-		volumes: []*corev1.PersistentVolume{newPV("pv", KindLocalVolume, deletingPV, onNode("node-2"), withoutLabel)},
+		volumes: []*corev1.PersistentVolume{newPV("pv", KindLocalVolume, testutil.Deleting(), onNode("node-2"), withoutLabel)},
 		nodes:   []*corev1.Node{newNode(testNode)},
 	})
 	if after := e.mustSync(t, keyOf(KindLocalVolume)); after != testGrace {

@@ -28,12 +28,12 @@ func TestBlockedGaugeForgetsGoneOwner(t *testing.T) {
 		nodes:   []*corev1.Node{newNode(testNode)},
 	})
 	e.run(t)
-	eventually(t, "the blockage", func() bool { return e.metric(t, "blocked_deletions") == 1 })
+	e.Eventually(t, "the blockage", func() bool { return e.metric(t, "blocked_deletions") == 1 })
 	// Gone at once, as if its finalizer had been removed by hand.
 	if err := e.local.Tracker().Delete(LocalVolumeSetResource, testNS, ownerName); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the gone owner to be forgotten", func() bool { return e.metric(t, "blocked_deletions") == 0 })
+	e.Eventually(t, "the gone owner to be forgotten", func() bool { return e.metric(t, "blocked_deletions") == 0 })
 	if e.ctrl.isBlocked(keyOf(KindLocalVolumeSet)) {
 		t.Error("gone owner still remembered as blocked")
 	}

@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/apis/local"
 	localv1 "github.com/csi-protect/external-provisioner/pkg/apis/local/v1"
 	localv1alpha1 "github.com/csi-protect/external-provisioner/pkg/apis/local/v1alpha1"
@@ -111,85 +112,48 @@ func selectorIn(key string, values ...string) *corev1.NodeSelector {
 
 // --- volumes ---
 
-// pvOption changes a test PV.
-type pvOption func(*corev1.PersistentVolume)
-
 // newPV is a local PV owned by the kind's test owner, on testNode,
 // Available, reclaim policy Delete, with the node agent's finalizer.
-func newPV(name, kind string, opts ...pvOption) *corev1.PersistentVolume {
-	pv := &corev1.PersistentVolume{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: name, UID: types.UID("uid-" + name),
-			Labels:     ownerLabels(keyOf(kind)),
-			Finalizers: []string{local.SymlinkDeleterFinalizer},
-		},
-		Spec: corev1.PersistentVolumeSpec{
-			PersistentVolumeSource:        corev1.PersistentVolumeSource{Local: &corev1.LocalVolumeSource{Path: "/mnt/local-storage/local/" + name}},
-			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimDelete,
-			StorageClassName:              "local",
-		},
-		Status: corev1.PersistentVolumeStatus{Phase: corev1.VolumeAvailable},
-	}
-	onNode(testNode)(pv)
-	for _, o := range opts {
-		o(pv)
-	}
-	return pv
+func newPV(name, kind string, opts ...testutil.VolumeOption) *corev1.PersistentVolume {
+	return testutil.NewPV(name, append([]testutil.VolumeOption{
+		testutil.WithLabels(ownerLabels(keyOf(kind))),
+		testutil.WithFinalizers(local.SymlinkDeleterFinalizer),
+		testutil.WithLocalPath("/mnt/local-storage/local/" + name),
+		testutil.WithReclaimPolicy(corev1.PersistentVolumeReclaimDelete),
+		testutil.WithClass("local"),
+		onNode(testNode),
+	}, opts...)...)
 }
 
 // onNode puts the PV on node, by label and node affinity, as the node
 // agent does.
-func onNode(node string) pvOption {
+func onNode(node string) testutil.VolumeFunc {
 	return func(pv *corev1.PersistentVolume) {
 		pv.Labels[local.NodeLabel] = node
-		pv.Spec.NodeAffinity = &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{
-			NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{
-				{Key: local.NodeLabel, Operator: corev1.NodeSelectorOpIn, Values: []string{node}},
-			}}},
-		}}
+		testutil.WithNodeAffinity(local.NodeLabel, node)(pv)
 	}
-}
-
-func phase(p corev1.PersistentVolumePhase) pvOption {
-	return func(pv *corev1.PersistentVolume) { pv.Status.Phase = p }
-}
-
-func policy(p corev1.PersistentVolumeReclaimPolicy) pvOption {
-	return func(pv *corev1.PersistentVolume) { pv.Spec.PersistentVolumeReclaimPolicy = p }
 }
 
 // boundTo binds the PV to claim namespace/name, as the binder does.
-func boundTo(namespace, name string) pvOption {
-	return func(pv *corev1.PersistentVolume) {
-		pv.Spec.ClaimRef = &corev1.ObjectReference{
-			Kind: "PersistentVolumeClaim", Namespace: namespace, Name: name, UID: types.UID("uid-claim-" + name),
-		}
-		pv.Status.Phase = corev1.VolumeBound
-	}
+func boundTo(namespace, name string) testutil.VolumeFunc {
+	return testutil.BoundTo(namespace, name, types.UID("uid-claim-"+name))
 }
 
-// releasedFrom is a PV whose claim namespace/name was deleted: it keeps
-// the claimRef.
-func releasedFrom(namespace, name string, p corev1.PersistentVolumeReclaimPolicy) pvOption {
+// releasedFrom is a PV whose claim namespace/name was deleted, of reclaim
+// policy p: it keeps the claimRef.
+func releasedFrom(namespace, name string, p corev1.PersistentVolumeReclaimPolicy) testutil.VolumeFunc {
 	return func(pv *corev1.PersistentVolume) {
-		boundTo(namespace, name)(pv)
-		pv.Status.Phase = corev1.VolumeReleased
+		testutil.ReleasedFrom(namespace, name, types.UID("uid-claim-"+name))(pv)
 		pv.Spec.PersistentVolumeReclaimPolicy = p
 	}
 }
 
-func deletingPV(pv *corev1.PersistentVolume) {
-	now := metav1.Now()
-	pv.DeletionTimestamp = &now
-}
-
 // --- nodes ---
 
+// newNode is a Node labelled with its name as the node agent's PVs name
+// it, and with labels (key, value...).
 func newNode(name string, labels ...string) *corev1.Node {
-	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{
-		Name: name, UID: types.UID("uid-" + name),
-		Labels: map[string]string{local.NodeLabel: name},
-	}}
+	node := testutil.NewNode(name, testutil.WithLabel(local.NodeLabel, name))
 	for i := 0; i+1 < len(labels); i += 2 {
 		node.Labels[labels[i]] = labels[i+1]
 	}

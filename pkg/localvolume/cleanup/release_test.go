@@ -2,12 +2,10 @@ package cleanup
 
 import (
 	"slices"
-	"sync/atomic"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime"
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/csi-protect/external-provisioner/internal/testutil"
@@ -20,7 +18,7 @@ func TestUnboundVolumeDeletedWithPreconditions(t *testing.T) {
 			t.Run("phase "+string(p), func(t *testing.T) {
 				e := newEnv(t, setup{
 					owners:  []ownerObject{newOwner(kind, protectedOwner, deletingOwner)},
-					volumes: []*corev1.PersistentVolume{newPV("pv", kind, phase(p))},
+					volumes: []*corev1.PersistentVolume{newPV("pv", kind, testutil.WithVolumePhase(p))},
 					nodes:   []*corev1.Node{newNode(testNode)},
 				})
 				seen := e.pv(t, "pv")
@@ -82,22 +80,18 @@ func TestClaimBindingDuringDeleteWins(t *testing.T) {
 		// The binder binds the PV just before the delete reaches the API
 		// server; the delete then meets a newer version. (Written to the
 		// tracker: a reactor runs under the fake's lock.)
-		var raced atomic.Bool
-		e.kube.PrependReactor("delete", "persistentvolumes", func(k8stesting.Action) (bool, runtime.Object, error) {
-			if !raced.Swap(true) {
-				pv := e.pv(t, "pv")
-				boundTo("app", "db")(pv)
-				pv.ResourceVersion = "bound-by-the-binder"
-				if err := e.kube.Tracker().Update(pvGVR, pv, ""); err != nil {
-					t.Error(err)
-				}
+		testutil.BeforeNext(e.Client, func(k8stesting.Action) {
+			pv := e.pv(t, "pv")
+			boundTo("app", "db")(pv)
+			pv.ResourceVersion = "bound-by-the-binder"
+			if err := e.Client.Tracker().Update(pvGVR, pv, ""); err != nil {
+				t.Error(err)
 			}
-			return false, nil, nil
-		})
+		}, testutil.Verb("delete"), testutil.On("persistentvolumes"))
 		key := keyOf(kind)
 		// Step the loop: the handlers may have queued the owner already.
 		e.ctrl.loop.Add(key)
-		e.ctrl.loop.ProcessNext(e.ctx)
+		e.ctrl.loop.ProcessNext(e.Ctx)
 		if got := e.syncs.Of(key); len(got) != 1 || !apierrors.IsConflict(got[0]) {
 			t.Fatalf("syncs = %v, want one ending in a conflict", got)
 		}
@@ -111,13 +105,13 @@ func TestClaimBindingDuringDeleteWins(t *testing.T) {
 		if got := withReason(e.events.all(), ReasonVolumeReleased); len(got) != 0 {
 			t.Errorf("release events = %v after a failed delete", got)
 		}
-		if logs := e.errorLogs(); len(logs) != 0 {
+		if logs := e.Logs.Errors(); len(logs) != 0 {
 			t.Errorf("conflict logged as an error: %v", logs)
 		}
 
 		// The retry, on the cache that now shows the binding.
 		e.settle(t)
-		e.ctrl.loop.ProcessNext(e.ctx)
+		e.ctrl.loop.ProcessNext(e.Ctx)
 		if got := e.syncs.Of(key); len(got) != 2 || got[1] != nil {
 			t.Fatalf("syncs = %v, want the retry to succeed", got)
 		}

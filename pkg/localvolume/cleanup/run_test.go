@@ -9,6 +9,8 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/klog/v2/ktesting"
+
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 )
 
 func TestNewValidatesOptions(t *testing.T) {
@@ -72,7 +74,7 @@ func TestRunDeletesOwner(t *testing.T) {
 			ownInformers: true,
 		})
 		e.run(t)
-		eventually(t, "the finalizer", func() bool { return hasOwnerFinalizer(e.owner(t, kind)) })
+		e.Eventually(t, "the finalizer", func() bool { return hasOwnerFinalizer(e.owner(t, kind)) })
 
 		// Only the sync that added it could have deleted the PV: nothing
 		// else queues an owner that is not being deleted.
@@ -83,7 +85,7 @@ func TestRunDeletesOwner(t *testing.T) {
 
 		// kubectl delete: the API server sets the deletionTimestamp.
 		e.deleteOwner(t, kind)
-		eventually(t, "the PV's deletion", func() bool {
+		e.Eventually(t, "the PV's deletion", func() bool {
 			pv := e.pv(t, "pv")
 			return pv != nil && pv.DeletionTimestamp != nil
 		})
@@ -92,10 +94,10 @@ func TestRunDeletesOwner(t *testing.T) {
 		}
 
 		e.agentReleases(t, "pv")
-		eventually(t, "the owner to go", func() bool { return e.owner(t, kind) == nil })
+		e.Eventually(t, "the owner to go", func() bool { return e.owner(t, kind) == nil })
 		// The completion event is recorded just after the write that
 		// let the owner go.
-		eventually(t, "the completion event", func() bool { return len(e.events.all()) >= 2 })
+		e.Eventually(t, "the completion event", func() bool { return len(e.events.all()) >= 2 })
 		reasons := []string{}
 		for _, ev := range e.events.all() {
 			reasons = append(reasons, ev.reason)
@@ -103,7 +105,7 @@ func TestRunDeletesOwner(t *testing.T) {
 		if len(reasons) != 2 || reasons[0] != ReasonVolumeReleased || reasons[1] != ReasonDeletionCompleted {
 			t.Errorf("event reasons = %v, want %s then %s", reasons, ReasonVolumeReleased, ReasonDeletionCompleted)
 		}
-		if logs := e.errorLogs(); len(logs) != 0 {
+		if logs := e.Logs.Errors(); len(logs) != 0 {
 			t.Errorf("error logs = %v", logs)
 		}
 	})
@@ -114,7 +116,7 @@ func TestRunDeletesOwner(t *testing.T) {
 func TestRunLetsGoOfDeletedNode(t *testing.T) {
 	e := newEnv(t, setup{
 		owners:    []ownerObject{newOwner(KindLocalVolumeSet, protectedOwner, deletingOwner)},
-		volumes:   []*corev1.PersistentVolume{newPV("pv", KindLocalVolumeSet, deletingPV)},
+		volumes:   []*corev1.PersistentVolume{newPV("pv", KindLocalVolumeSet, testutil.Deleting())},
 		nodes:     []*corev1.Node{newNode(testNode)},
 		realClock: true,
 		grace:     100 * time.Millisecond,
@@ -126,7 +128,7 @@ func TestRunLetsGoOfDeletedNode(t *testing.T) {
 		t.Fatalf("writes = %v while the node is there", w)
 	}
 	e.deleteNode(t, testNode)
-	eventually(t, "the owner to go", func() bool { return e.owner(t, KindLocalVolumeSet) == nil })
+	e.Eventually(t, "the owner to go", func() bool { return e.owner(t, KindLocalVolumeSet) == nil })
 	if got := withReason(e.events.all(), ReasonVolumeAbandoned); len(got) != 1 {
 		t.Errorf("events = %v, want one %s", e.events.all(), ReasonVolumeAbandoned)
 	}
@@ -140,21 +142,15 @@ func TestRunGateOff(t *testing.T) {
 		disabled: true,
 	})
 	e.run(t)
-	eventually(t, "the owner to go", func() bool { return e.owner(t, KindLocalVolume) == nil })
+	e.Eventually(t, "the owner to go", func() bool { return e.owner(t, KindLocalVolume) == nil })
 }
 
 func TestRunStopsWhenContextEnds(t *testing.T) {
 	e := newEnv(t, setup{owners: []ownerObject{newOwner(KindLocalVolume)}, ownInformers: true})
-	ctx, cancel := context.WithCancel(e.ctx)
-	done := make(chan struct{})
-	go func() { e.ctrl.Run(ctx, 3); close(done) }()
-	eventually(t, "the workers to add the finalizer", func() bool { return hasOwnerFinalizer(e.owner(t, KindLocalVolume)) })
-	cancel()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("Run did not return after its context ended")
-	}
+	stop := testutil.Start(t, e.Ctx, func(ctx context.Context) error { e.ctrl.Run(ctx, 3); return nil })
+	e.Eventually(t, "the workers to add the finalizer", func() bool { return hasOwnerFinalizer(e.owner(t, KindLocalVolume)) })
+	// It fails the test if Run does not return.
+	stop()
 	// A queue that is shut down takes no more keys.
 	e.ctrl.loop.Add(keyOf(KindLocalVolumeSet))
 	if e.ctrl.loop.Len() != 0 {

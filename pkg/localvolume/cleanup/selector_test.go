@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/apis/local"
 )
 
@@ -81,7 +82,7 @@ func TestSelects(t *testing.T) {
 }
 
 func TestVolumeNode(t *testing.T) {
-	affinity := func(ts ...corev1.NodeSelectorTerm) pvOption {
+	affinity := func(ts ...corev1.NodeSelectorTerm) testutil.VolumeFunc {
 		return func(pv *corev1.PersistentVolume) {
 			delete(pv.Labels, local.NodeLabel)
 			pv.Spec.NodeAffinity = &corev1.VolumeNodeAffinity{Required: terms(ts...)}
@@ -92,21 +93,21 @@ func TestVolumeNode(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		opts []pvOption
+		opts []testutil.VolumeOption
 		want string
 	}{
 		{"label", nil, testNode},
-		{"label wins over affinity", []pvOption{func(pv *corev1.PersistentVolume) { pv.Labels[local.NodeLabel] = "by-label" }}, "by-label"},
-		{"affinity", []pvOption{affinity(hostname("node-7"))}, "node-7"},
-		{"affinity with other keys", []pvOption{affinity(exprs(req("zone", corev1.NodeSelectorOpIn, "a"), req(local.NodeLabel, corev1.NodeSelectorOpIn, "node-7")))}, "node-7"},
-		{"affinity repeating one node", []pvOption{affinity(hostname("node-7"), hostname("node-7"))}, "node-7"},
-		{"affinity with several values", []pvOption{affinity(hostname("node-7", "node-8"))}, ""},
-		{"affinity with several nodes", []pvOption{affinity(hostname("node-7"), hostname("node-8"))}, ""},
-		{"neither", []pvOption{affinity()}, ""},
-		{"no affinity", []pvOption{func(pv *corev1.PersistentVolume) {
+		{"label wins over affinity", []testutil.VolumeOption{testutil.VolumeFunc(func(pv *corev1.PersistentVolume) { pv.Labels[local.NodeLabel] = "by-label" })}, "by-label"},
+		{"affinity", []testutil.VolumeOption{affinity(hostname("node-7"))}, "node-7"},
+		{"affinity with other keys", []testutil.VolumeOption{affinity(exprs(req("zone", corev1.NodeSelectorOpIn, "a"), req(local.NodeLabel, corev1.NodeSelectorOpIn, "node-7")))}, "node-7"},
+		{"affinity repeating one node", []testutil.VolumeOption{affinity(hostname("node-7"), hostname("node-7"))}, "node-7"},
+		{"affinity with several values", []testutil.VolumeOption{affinity(hostname("node-7", "node-8"))}, ""},
+		{"affinity with several nodes", []testutil.VolumeOption{affinity(hostname("node-7"), hostname("node-8"))}, ""},
+		{"neither", []testutil.VolumeOption{affinity()}, ""},
+		{"no affinity", []testutil.VolumeOption{testutil.VolumeFunc(func(pv *corev1.PersistentVolume) {
 			delete(pv.Labels, local.NodeLabel)
 			pv.Spec.NodeAffinity = nil
-		}}, ""},
+		})}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := volumeNode(newPV("pv", KindLocalVolume, tc.opts...)); got != tc.want {

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/diff"
 	"k8s.io/utils/ptr"
 
+	"github.com/csi-protect/external-provisioner/internal/testutil"
 	"github.com/csi-protect/external-provisioner/pkg/apis/local"
 	localv1 "github.com/csi-protect/external-provisioner/pkg/apis/local/v1"
 	localv1alpha1 "github.com/csi-protect/external-provisioner/pkg/apis/local/v1alpha1"
@@ -46,7 +47,7 @@ func TestBlockedDeletionSetsDeletionBlockedCondition(t *testing.T) {
 		owner.SetGeneration(3)
 		e := newEnv(t, setup{
 			owners:  []ownerObject{owner},
-			volumes: []*corev1.PersistentVolume{newPV("pv-db", kind, boundTo("app", "db")), newPV("pv-free", kind, deletingPV)},
+			volumes: []*corev1.PersistentVolume{newPV("pv-db", kind, boundTo("app", "db")), newPV("pv-free", kind, testutil.Deleting())},
 			nodes:   []*corev1.Node{newNode(testNode)},
 		})
 		seen := e.owner(t, kind).meta.GetResourceVersion()
@@ -182,7 +183,7 @@ func TestRepeatedSyncDoesNotRewriteUnchangedCondition(t *testing.T) {
 func TestChangedBlockageKeepsTransitionTime(t *testing.T) {
 	e := newEnv(t, setup{
 		owners:  []ownerObject{newOwner(KindLocalVolume, protectedOwner, deletingOwner)},
-		volumes: []*corev1.PersistentVolume{newPV("pv", KindLocalVolume, boundTo("app", "db"), policy(corev1.PersistentVolumeReclaimRetain))},
+		volumes: []*corev1.PersistentVolume{newPV("pv", KindLocalVolume, boundTo("app", "db"), testutil.WithReclaimPolicy(corev1.PersistentVolumeReclaimRetain))},
 		nodes:   []*corev1.Node{newNode(testNode)},
 	})
 	key := keyOf(KindLocalVolume)
@@ -190,7 +191,7 @@ func TestChangedBlockageKeepsTransitionTime(t *testing.T) {
 	since := e.blockedCondition(t, KindLocalVolume).LastTransitionTime
 	e.clock.Step(time.Hour)
 	// The user deletes the claim: the PV is Released and kept.
-	e.updatePV(t, "pv", phase(corev1.VolumeReleased))
+	e.updatePV(t, "pv", testutil.WithVolumePhase(corev1.VolumeReleased))
 	e.mustSync(t, key)
 	cond := e.blockedCondition(t, KindLocalVolume)
 	if cond.Status != metav1.ConditionTrue || cond.Reason != ConditionReasonRetainedVolumes {
@@ -210,7 +211,7 @@ func TestConditionClearsWhenBlockingVolumeIsGone(t *testing.T) {
 			owners: []ownerObject{newOwner(kind, protectedOwner, deletingOwner)},
 			volumes: []*corev1.PersistentVolume{
 				newPV("pv-db", kind, boundTo("app", "db")),
-				newPV("pv-wiping", kind, deletingPV),
+				newPV("pv-wiping", kind, testutil.Deleting()),
 			},
 			nodes: []*corev1.Node{newNode(testNode)},
 		})
@@ -258,7 +259,7 @@ func TestNeverBlockedDeletionGetsNoCondition(t *testing.T) {
 	forEachKind(t, func(t *testing.T, kind string) {
 		e := newEnv(t, setup{
 			owners:  []ownerObject{newOwner(kind, protectedOwner, deletingOwner)},
-			volumes: []*corev1.PersistentVolume{newPV("pv", kind, deletingPV)},
+			volumes: []*corev1.PersistentVolume{newPV("pv", kind, testutil.Deleting())},
 			nodes:   []*corev1.Node{newNode(testNode)},
 		})
 		for range 3 {
@@ -338,20 +339,18 @@ func TestRunDeviceCountFollowsVolumes(t *testing.T) {
 			return hasOwnerFinalizer(o) && deviceCount(o) == n
 		}
 	}
-	eventually(t, "the finalizer and a count of 1", count(1))
+	e.Eventually(t, "the finalizer and a count of 1", count(1))
 
-	if _, err := e.kube.CoreV1().PersistentVolumes().Create(e.ctx, newPV("pv-b", KindLocalVolumeSet), metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, "a count of 2", count(2))
+	testutil.Create(t, e.Client.CoreV1().PersistentVolumes(), newPV("pv-b", KindLocalVolumeSet))
+	e.Eventually(t, "a count of 2", count(2))
 
 	// The PV goes (its finalizer would keep it, being deleted, as one of
 	// the set's PVs).
-	if err := e.kube.Tracker().Delete(pvGVR, "", "pv-a"); err != nil {
+	if err := e.Client.Tracker().Delete(pvGVR, "", "pv-a"); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "a count of 1 again", count(1))
-	if logs := e.errorLogs(); len(logs) != 0 {
+	e.Eventually(t, "a count of 1 again", count(1))
+	if logs := e.Logs.Errors(); len(logs) != 0 {
 		t.Errorf("error logs = %v", logs)
 	}
 }
