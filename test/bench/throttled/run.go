@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"k8s.io/client-go/kubernetes"
 
@@ -26,22 +25,13 @@ func Run(ctx context.Context, opts Options, how bench.Invocation) (*Report, erro
 		return nil, err
 	}
 	rep := &Report{Options: opts, Header: header, Variants: opts.Variants}
-	total, order := opts.Runs*len(opts.Variants), 0
-	for run := 1; run <= opts.Runs; run++ {
-		for _, v := range opts.Variants {
-			order++
-			opts.Progressf("[%s] throttled run %d/%d: %s, run %d of %d", time.Since(rep.Started).Round(time.Second), order, total, v.Name, run, opts.Runs)
-			res, err := runOnce(ctx, opts, v, run, order)
-			if err != nil {
-				return nil, fmt.Errorf("%s, run %d: %w", v.Name, run, err)
-			}
-			rep.Runs = append(rep.Runs, res)
-			if err := ctx.Err(); err != nil {
-				return nil, context.Cause(ctx)
-			}
-		}
+	rep.Runs, err = bench.Interleave(ctx, &rep.Header, opts.Runs, opts.Variants, bench.VariantName, func(v bench.Variant, r bench.Run) (*RunResult, error) {
+		opts.Progressf("[%s] throttled run %d/%d: %s, run %d of %d", rep.Elapsed(), r.Order, r.Total, v.Name, r.Number, opts.Runs)
+		return runOnce(ctx, opts, v, r.Number, r.Order)
+	})
+	if err != nil {
+		return nil, err
 	}
-	rep.Duration = time.Since(rep.Started)
 	return rep, nil
 }
 
