@@ -112,9 +112,7 @@ func runVariant(ctx context.Context, opts Options, v bench.Variant, run int) (_ 
 }
 
 func (r *runner) problem(format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
-	r.res.Problems = append(r.res.Problems, msg)
-	r.opts.Progressf("  problem: %s", msg)
+	r.opts.Problem(&r.res.Problems, format, args...)
 }
 
 // pools are the driver's pools of the classes.

@@ -66,8 +66,7 @@ func runDeletion(ctx context.Context, opts Options, c Controller, run int) (_ *R
 	}()
 	for _, err := range []error{measureDeletion(ctx, opts, c, s, res), measureQuietDeletions(ctx, opts, s, res)} {
 		if err != nil {
-			res.Problems = append(res.Problems, err.Error())
-			opts.Progressf("  problem: %v", err)
+			opts.Problem(&res.Problems, "%v", err)
 		}
 	}
 	return res, nil

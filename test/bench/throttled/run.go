@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"k8s.io/client-go/kubernetes"
 
@@ -74,24 +73,14 @@ func runOnce(ctx context.Context, opts Options, v bench.Variant, run, order int)
 	if err != nil {
 		return nil, fmt.Errorf("start the stack: %w", err)
 	}
-	if err := r.measure(ctx); err != nil {
-		r.problem("%v", err)
-		var tails strings.Builder
-		r.stack.WriteLogTails(&tails, 15)
-		r.progress("%s", tails.String())
-	}
-	if err := r.stack.Stop(); err != nil {
-		r.problem("stack did not stop cleanly: %v", err)
-	}
+	opts.EndRun(r.stack, r.measure(ctx), &r.result.Problems)
 	return r.result, nil
 }
 
 func (r *runner) progress(format string, args ...any) { r.opts.Progressf(format, args...) }
 
 func (r *runner) problem(format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
-	r.result.Problems = append(r.result.Problems, msg)
-	r.progress("  problem: %s", msg)
+	r.opts.Problem(&r.result.Problems, format, args...)
 }
 
 // measure runs the phases. It stops at the first error that makes the rest
