@@ -33,7 +33,7 @@ var _ metrics.StableCollector = &AgeGauge{}
 // lists it among its Collectors).
 func (f Factory) AgeGauge(name, help string) *AgeGauge {
 	g := &AgeGauge{
-		desc: metrics.NewDesc(metrics.BuildFQName(f.Namespace, f.Subsystem, name), help, nil, nil, metrics.ALPHA, ""),
+		desc: Desc(metrics.BuildFQName(f.Namespace, f.Subsystem, name), help),
 		now:  time.Now,
 	}
 	f.set.addCollector(g)

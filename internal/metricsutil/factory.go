@@ -49,3 +49,9 @@ func (f Factory) counterOpts(name, help string) *metrics.CounterOpts {
 		StabilityLevel: metrics.ALPHA,
 	}
 }
+
+// Desc describes an unlabelled ALPHA metric computed at scrape time, named
+// name in full.
+func Desc(name, help string) *metrics.Desc {
+	return metrics.NewDesc(name, help, nil, nil, metrics.ALPHA, "")
+}
