@@ -68,7 +68,7 @@ func newClaimConditions(logger klog.Logger, o claimConditionsOptions) (worker, e
 	cfg := o.Config
 	m := claimconditions.NewMetrics()
 	if o.Registry != nil {
-		o.Registry.MustRegister(m.Registerables()...)
+		m.MustRegisterIn(o.Registry)
 	}
 	if !cfg.gates.Enabled(features.ClaimConditions) {
 		return nil, nil

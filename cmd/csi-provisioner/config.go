@@ -182,33 +182,17 @@ func (c *config) validate() []error {
 	if strings.TrimSpace(c.csiAddress) == "" {
 		add("--csi-address must not be empty")
 	}
-	if c.timeout <= 0 {
-		add("--timeout must be positive, got %s", c.timeout)
-	}
-	if c.kube.Burst < 0 {
-		add("--kube-api-burst must not be negative, got %d", c.kube.Burst)
-	}
-	if c.kubeAPIProtectionQPS < 0 {
-		add("--kube-api-protection-qps must not be negative, got %g", c.kubeAPIProtectionQPS)
-	}
-	if c.kubeAPIProtectionBurst < 0 {
-		add("--kube-api-protection-burst must not be negative, got %d", c.kubeAPIProtectionBurst)
-	}
-	if c.kubeAPIEventsQPS < 0 {
-		add("--kube-api-events-qps must not be negative, got %g", c.kubeAPIEventsQPS)
-	}
-	if c.kubeAPIEventsBurst < 0 {
-		add("--kube-api-events-burst must not be negative, got %d", c.kubeAPIEventsBurst)
-	}
-	if c.orphanAuditInterval < 0 {
-		add("--orphan-audit-interval must not be negative, got %s", c.orphanAuditInterval)
-	}
-	if c.volumeRetention < 0 {
-		add("--volume-retention must not be negative, got %s", c.volumeRetention)
-	}
-	if c.orphanAuditGracePeriod < 0 {
-		add("--orphan-audit-grace-period must not be negative, got %s", c.orphanAuditGracePeriod)
-	}
+	errs = cmdutil.AppendFailed(errs,
+		cmdutil.Positive("--timeout", c.timeout),
+		cmdutil.NotNegative("--kube-api-burst", c.kube.Burst),
+		cmdutil.NotNegative("--kube-api-protection-qps", c.kubeAPIProtectionQPS),
+		cmdutil.NotNegative("--kube-api-protection-burst", c.kubeAPIProtectionBurst),
+		cmdutil.NotNegative("--kube-api-events-qps", c.kubeAPIEventsQPS),
+		cmdutil.NotNegative("--kube-api-events-burst", c.kubeAPIEventsBurst),
+		cmdutil.NotNegative("--orphan-audit-interval", c.orphanAuditInterval),
+		cmdutil.NotNegative("--volume-retention", c.volumeRetention),
+		cmdutil.NotNegative("--orphan-audit-grace-period", c.orphanAuditGracePeriod),
+	)
 
 	if c.metricsAddress != "" && c.httpEndpoint != "" {
 		add("only one of --metrics-address and --http-endpoint can be set")
@@ -233,12 +217,7 @@ func (c *config) validate() []error {
 	// Upstream starts with these too, but zero or negative intervals
 	// would retry failures in a busy loop against the driver and the API
 	// server. A start above the maximum only waits the maximum (warnings).
-	if c.retryIntervalStart <= 0 {
-		add("--retry-interval-start must be positive, got %s", c.retryIntervalStart)
-	}
-	if c.retryIntervalMax <= 0 {
-		add("--retry-interval-max must be positive, got %s", c.retryIntervalMax)
-	}
+	errs = cmdutil.AppendFailed(errs, cmdutil.Positive("--retry-interval-start", c.retryIntervalStart), cmdutil.Positive("--retry-interval-max", c.retryIntervalMax))
 
 	errs = append(errs, c.validateVolumeName()...)
 	errs = append(errs, c.validateClaimMetadata()...)
@@ -333,24 +312,18 @@ func (c *config) validateClaimMetadata() []error {
 // validateLeaderElection applies client-go's rules up front so a bad value
 // fails at start-up rather than after connecting to the driver.
 func (c *config) validateLeaderElection() []error {
-	var errs []error
-	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-
 	// An invalid --leader-election-namespace starts, as upstream; see
 	// warnings. Bad timings are refused: client-go's elector panics on
 	// them, upstream's too.
-	if c.leaseDuration <= 0 {
-		add("--leader-election-lease-duration must be positive, got %s", c.leaseDuration)
-	}
-	if c.renewDeadline <= 0 {
-		add("--leader-election-renew-deadline must be positive, got %s", c.renewDeadline)
-	}
-	if c.retryPeriod <= 0 {
-		add("--leader-election-retry-period must be positive, got %s", c.retryPeriod)
-	}
+	errs := cmdutil.AppendFailed(nil,
+		cmdutil.Positive("--leader-election-lease-duration", c.leaseDuration),
+		cmdutil.Positive("--leader-election-renew-deadline", c.renewDeadline),
+		cmdutil.Positive("--leader-election-retry-period", c.retryPeriod),
+	)
 	if len(errs) > 0 {
 		return errs
 	}
+	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	if c.leaseDuration <= c.renewDeadline {
 		add("--leader-election-lease-duration (%s) must be greater than --leader-election-renew-deadline (%s)", c.leaseDuration, c.renewDeadline)
 	}
@@ -377,16 +350,12 @@ func (c *config) validateCapacity() []error {
 	if !c.enableCapacity {
 		return nil
 	}
-	var errs []error
 	// --capacity-threads=0 starts, as upstream; see warnings. A poll
 	// interval of zero would call GetCapacity in a busy loop.
-	if c.capacityPollInterval <= 0 {
-		errs = append(errs, fmt.Errorf("--capacity-poll-interval must be positive, got %s", c.capacityPollInterval))
-	}
-	if c.kubeAPICapacityBurst < 0 {
-		errs = append(errs, fmt.Errorf("--kube-api-capacity-burst must not be negative, got %d", c.kubeAPICapacityBurst))
-	}
-	return errs
+	return cmdutil.AppendFailed(nil,
+		cmdutil.Positive("--capacity-poll-interval", c.capacityPollInterval),
+		cmdutil.NotNegative("--kube-api-capacity-burst", c.kubeAPICapacityBurst),
+	)
 }
 
 // validateNodeDeployment checks the hand-off delays when node deployment
@@ -395,10 +364,7 @@ func (c *config) validateNodeDeployment() []error {
 	if !c.nodeDeployment {
 		return nil
 	}
-	var errs []error
-	if c.nodeDeploymentBaseDelay < 0 {
-		errs = append(errs, fmt.Errorf("--node-deployment-base-delay must not be negative, got %s", c.nodeDeploymentBaseDelay))
-	}
+	errs := cmdutil.AppendFailed(nil, cmdutil.NotNegative("--node-deployment-base-delay", c.nodeDeploymentBaseDelay))
 	if c.nodeDeploymentMaxDelay < c.nodeDeploymentBaseDelay {
 		errs = append(errs, fmt.Errorf("--node-deployment-max-delay (%s) must not be less than --node-deployment-base-delay (%s)", c.nodeDeploymentMaxDelay, c.nodeDeploymentBaseDelay))
 	}

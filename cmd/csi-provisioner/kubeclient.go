@@ -1,10 +1,7 @@
 package main
 
 import (
-	"fmt"
-
 	snapclient "github.com/kubernetes-csi/external-snapshotter/client/v8/clientset/versioned"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -68,39 +65,22 @@ type clientLimits struct {
 // the protection and events clients' limits. Each client has a rate limiter
 // of its own.
 func newKubeClients(rc *rest.Config, protectionLimits, eventLimits clientLimits) (*kubeClients, error) {
-	coreConfig := rest.CopyConfig(rc)
-	coreConfig.ContentType = runtime.ContentTypeProtobuf
-	core, err := kubernetes.NewForConfig(coreConfig)
-	if err != nil {
-		return nil, fmt.Errorf("creating Kubernetes client: %w", err)
+	coreConfig := cmdutil.ProtobufConfig(rc)
+	var b cmdutil.Clients
+	c := &kubeClients{
+		restConfig: rc,
+		core:       cmdutil.NewClient(&b, "Kubernetes", kubernetes.NewForConfig, coreConfig),
+		election:   cmdutil.NewClient(&b, "leader election", kubernetes.NewForConfig, coreConfig),
+		protection: cmdutil.NewClient(&b, "protection", kubernetes.NewForConfig,
+			cmdutil.LimitedConfig(coreConfig, protectionLimits.QPS, protectionLimits.Burst)),
+		events: cmdutil.NewClient(&b, "events", kubernetes.NewForConfig,
+			cmdutil.LimitedConfig(coreConfig, eventLimits.QPS, eventLimits.Burst)),
+		local:     cmdutil.NewClient(&b, "LocalVolume", versioned.NewForConfig, rc),
+		snapshots: cmdutil.NewClient(&b, "VolumeSnapshot", snapclient.NewForConfig, rc),
+		dynamic:   cmdutil.NewClient(&b, "ReferenceGrant", dynamic.NewForConfig, rc),
 	}
-	election, err := kubernetes.NewForConfig(coreConfig)
-	if err != nil {
-		return nil, fmt.Errorf("creating leader election client: %w", err)
+	if b.Err != nil {
+		return nil, b.Err
 	}
-	protectionConfig := rest.CopyConfig(coreConfig)
-	protectionConfig.QPS, protectionConfig.Burst = protectionLimits.QPS, protectionLimits.Burst
-	protection, err := kubernetes.NewForConfig(protectionConfig)
-	if err != nil {
-		return nil, fmt.Errorf("creating protection client: %w", err)
-	}
-	eventsConfig := rest.CopyConfig(coreConfig)
-	eventsConfig.QPS, eventsConfig.Burst = eventLimits.QPS, eventLimits.Burst
-	events, err := kubernetes.NewForConfig(eventsConfig)
-	if err != nil {
-		return nil, fmt.Errorf("creating events client: %w", err)
-	}
-	local, err := versioned.NewForConfig(rc)
-	if err != nil {
-		return nil, fmt.Errorf("creating LocalVolume client: %w", err)
-	}
-	snapshots, err := snapclient.NewForConfig(rc)
-	if err != nil {
-		return nil, fmt.Errorf("creating VolumeSnapshot client: %w", err)
-	}
-	dyn, err := dynamic.NewForConfig(rc)
-	if err != nil {
-		return nil, fmt.Errorf("creating ReferenceGrant client: %w", err)
-	}
-	return &kubeClients{restConfig: rc, core: core, election: election, protection: protection, events: events, local: local, snapshots: snapshots, dynamic: dyn}, nil
+	return c, nil
 }

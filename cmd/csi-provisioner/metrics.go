@@ -9,6 +9,7 @@ import (
 	_ "k8s.io/component-base/metrics/prometheus/workqueue"               // work queue metrics in the legacy registry
 	libmetrics "sigs.k8s.io/sig-storage-lib-external-provisioner/v10/controller/metrics"
 
+	"github.com/csi-protect/external-provisioner/internal/metricsutil"
 	"github.com/csi-protect/external-provisioner/pkg/adaptive"
 	"github.com/csi-protect/external-provisioner/pkg/claimprotection"
 	"github.com/csi-protect/external-provisioner/pkg/controller"
@@ -72,21 +73,13 @@ func newRunMetrics() *runMetrics {
 		m.lib.PersistentVolumeDeleteFailedTotal,
 		m.lib.PersistentVolumeDeleteDurationSeconds,
 	)
-	m.registry.MustRegister(m.provisioner.Registerables()...)
-	m.registry.MustRegister(m.claimProtection.Registerables()...)
-	m.registry.MustRegister(m.pvProtection.Registerables()...)
-	m.registry.MustRegister(m.pvcProtection.Registerables()...)
-	m.registry.MustRegister(m.cleanup.Registerables()...)
-	m.registry.MustRegister(m.snapshotProtection.Registerables()...)
-	m.registry.MustRegister(m.orphanAudit.Registerables()...)
-	m.registry.MustRegister(m.recycleBin.Registerables()...)
-	m.registry.MustRegister(m.adaptive.Registerables()...)
+	for _, set := range []*metricsutil.Set{
+		&m.provisioner.Set, &m.claimProtection.Set, &m.pvProtection.Set, &m.pvcProtection.Set, &m.cleanup.Set,
+		&m.snapshotProtection.Set, &m.orphanAudit.Set, &m.recycleBin.Set, &m.adaptive.Set,
+	} {
+		set.MustRegisterIn(m.registry)
+	}
 	m.registry.MustRegister(m.leading)
-	// Gauges computed from the caches when scraped.
-	m.registry.CustomMustRegister(m.provisioner.Collectors()...)
-	m.registry.CustomMustRegister(m.claimProtection.Collectors()...)
-	m.registry.CustomMustRegister(m.pvProtection.Collectors()...)
-	m.registry.CustomMustRegister(m.pvcProtection.Collectors()...)
 	return m
 }
 

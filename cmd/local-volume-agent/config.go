@@ -54,22 +54,11 @@ func (c *config) validate() []error {
 	if !filepath.IsAbs(c.mountInfoPath) {
 		errs = append(errs, fmt.Errorf("--mountinfo-path must be an absolute path, got %q", c.mountInfoPath))
 	}
-	if c.kube.QPS <= 0 {
-		errs = append(errs, fmt.Errorf("--kube-api-qps must be positive, got %v", c.kube.QPS))
-	}
-	if c.kube.Burst <= 0 {
-		errs = append(errs, fmt.Errorf("--kube-api-burst must be positive, got %d", c.kube.Burst))
-	}
+	errs = cmdutil.AppendFailed(errs, cmdutil.Positive("--kube-api-qps", c.kube.QPS), cmdutil.Positive("--kube-api-burst", c.kube.Burst))
 	if c.httpEndpoint != "" {
 		if _, _, err := net.SplitHostPort(c.httpEndpoint); err != nil {
 			errs = append(errs, fmt.Errorf("--http-endpoint must be host:port, got %q", c.httpEndpoint))
 		}
 	}
-	if c.commandTimeout <= 0 {
-		errs = append(errs, fmt.Errorf("--command-timeout must be positive, got %v", c.commandTimeout))
-	}
-	if c.resync <= 0 {
-		errs = append(errs, fmt.Errorf("--resync must be positive, got %v", c.resync))
-	}
-	return errs
+	return cmdutil.AppendFailed(errs, cmdutil.Positive("--command-timeout", c.commandTimeout), cmdutil.Positive("--resync", c.resync))
 }

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"fmt"
-
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
@@ -23,15 +20,11 @@ func restConfig(logger klog.Logger, cfg *config, getenv func(string) string) (*r
 // LocalVolumeSets (JSON: custom resources have no protobuf). They share
 // rc's rate limit settings but not a limiter.
 func newClients(rc *rest.Config) (kubernetes.Interface, versioned.Interface, error) {
-	coreConfig := rest.CopyConfig(rc)
-	coreConfig.ContentType = runtime.ContentTypeProtobuf
-	core, err := kubernetes.NewForConfig(coreConfig)
-	if err != nil {
-		return nil, nil, fmt.Errorf("creating Kubernetes client: %w", err)
-	}
-	localClient, err := versioned.NewForConfig(rest.CopyConfig(rc))
-	if err != nil {
-		return nil, nil, fmt.Errorf("creating LocalVolume client: %w", err)
+	var b cmdutil.Clients
+	core := cmdutil.NewClient(&b, "Kubernetes", kubernetes.NewForConfig, cmdutil.ProtobufConfig(rc))
+	localClient := cmdutil.NewClient(&b, "LocalVolume", versioned.NewForConfig, rest.CopyConfig(rc))
+	if b.Err != nil {
+		return nil, nil, b.Err
 	}
 	return core, localClient, nil
 }

@@ -29,12 +29,15 @@ type AgeGauge struct {
 var _ metrics.StableCollector = &AgeGauge{}
 
 // AgeGauge returns an unregistered ALPHA age gauge named
-// Namespace_Subsystem_name; register it with CustomMustRegister.
+// Namespace_Subsystem_name; register it with CustomMustRegister (a Set
+// lists it among its Collectors).
 func (f Factory) AgeGauge(name, help string) *AgeGauge {
-	return &AgeGauge{
-		desc: metrics.NewDesc(metrics.BuildFQName(f.Namespace, f.Subsystem, name), help, nil, nil, metrics.ALPHA, ""),
+	g := &AgeGauge{
+		desc: Desc(metrics.BuildFQName(f.Namespace, f.Subsystem, name), help),
 		now:  time.Now,
 	}
+	f.set.addCollector(g)
+	return g
 }
 
 // Track makes oldest the gauge's source; the controller that owns the set

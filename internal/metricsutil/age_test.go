@@ -1,11 +1,9 @@
 package metricsutil
 
 import (
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/prometheus/common/expfmt"
 	"k8s.io/component-base/metrics"
 )
 
@@ -19,20 +17,7 @@ func TestAgeGauge(t *testing.T) {
 	registry := metrics.NewKubeRegistry()
 	registry.CustomMustRegister(g)
 
-	scrape := func() string {
-		t.Helper()
-		families, err := registry.Gather()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b strings.Builder
-		for _, family := range families {
-			if _, err := expfmt.MetricFamilyToText(&b, family); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return b.String()
-	}
+	scrape := func() string { return gather(t, registry) }
 	const header = "# HELP ns_sub_oldest_age_seconds [ALPHA] An age.\n# TYPE ns_sub_oldest_age_seconds gauge\n"
 	if got, want := scrape(), header+"ns_sub_oldest_age_seconds 0\n"; got != want {
 		t.Errorf("without a source: got\n%s\nwant\n%s", got, want)

@@ -1,10 +1,8 @@
 package metricsutil
 
 import (
-	"strings"
 	"testing"
 
-	"github.com/prometheus/common/expfmt"
 	"k8s.io/component-base/metrics"
 )
 
@@ -21,16 +19,6 @@ func TestFactory(t *testing.T) {
 	vec.WithLabelValues("ok", "x").Inc()
 	gauge.Set(2)
 
-	families, err := registry.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got strings.Builder
-	for _, family := range families {
-		if _, err := expfmt.MetricFamilyToText(&got, family); err != nil {
-			t.Fatal(err)
-		}
-	}
 	want := `# HELP ns_sub_c_total [ALPHA] A counter.
 # TYPE ns_sub_c_total counter
 ns_sub_c_total 1
@@ -41,7 +29,7 @@ ns_sub_g 2
 # TYPE ns_sub_v_total counter
 ns_sub_v_total{kind="x",result="ok"} 1
 `
-	if got.String() != want {
-		t.Errorf("got\n%s\nwant\n%s", got.String(), want)
+	if got := gather(t, registry); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }

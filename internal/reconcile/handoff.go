@@ -58,11 +58,8 @@ func OnFreshCopy[T klog.KMetadata](ctx context.Context, obj T, get func(context.
 			return false, err
 		}
 		fresh, err := get(ctx, obj)
-		if apierrors.IsNotFound(err) {
-			return false, nil
-		}
 		if err != nil {
-			return false, err
+			return false, IgnoreNotFound(err)
 		}
 		obj = fresh
 	}

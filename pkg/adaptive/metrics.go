@@ -8,6 +8,7 @@ import (
 
 // Metrics show the bound, the calls in flight and the pace.
 type Metrics struct {
+	metricsutil.Set
 	Limit    *metrics.Gauge
 	InFlight *metrics.Gauge
 	Pace     *metrics.Gauge
@@ -15,17 +16,12 @@ type Metrics struct {
 
 // NewMetrics returns unregistered metrics.
 func NewMetrics() *Metrics {
-	f := metricsutil.Factory{Namespace: "csi_provisioner", Subsystem: "adaptive_concurrency"}
-	return &Metrics{
-		Limit:    f.Gauge("limit", "Bound on CreateVolume and DeleteVolume calls in flight (--adaptive-concurrency): halved when the backend refuses for load, grown back by successes."),
-		InFlight: f.Gauge("in_flight", "CreateVolume and DeleteVolume calls in flight under the adaptive bound."),
-		Pace:     f.Gauge("pace", "Calls a second that CreateVolume and DeleteVolume starts are spaced to since the backend refused for load (--adaptive-concurrency); 0 while they are not spaced."),
-	}
-}
-
-// Registerables lists the metrics for registration.
-func (m *Metrics) Registerables() []metrics.Registerable {
-	return []metrics.Registerable{m.Limit, m.InFlight, m.Pace}
+	m := &Metrics{}
+	f := m.Factory("adaptive_concurrency")
+	m.Limit = f.Gauge("limit", "Bound on CreateVolume and DeleteVolume calls in flight (--adaptive-concurrency): halved when the backend refuses for load, grown back by successes.")
+	m.InFlight = f.Gauge("in_flight", "CreateVolume and DeleteVolume calls in flight under the adaptive bound.")
+	m.Pace = f.Gauge("pace", "Calls a second that CreateVolume and DeleteVolume starts are spaced to since the backend refused for load (--adaptive-concurrency); 0 while they are not spaced.")
+	return m
 }
 
 // Observe is a Limiter's observer that sets the gauges.

@@ -3,30 +3,26 @@ package capacity
 import (
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/component-base/metrics"
+
+	"github.com/csi-protect/external-provisioner/internal/metricsutil"
 )
 
 // Upstream's capacity metrics, under the same names.
 var (
-	objectsGoalDesc = metrics.NewDesc("csistoragecapacities_desired_goal",
-		"Number of CSIStorageCapacity objects that are supposed to be managed automatically.",
-		nil, nil, metrics.ALPHA, "")
-	objectsCurrentDesc = metrics.NewDesc("csistoragecapacities_desired_current",
-		"Number of CSIStorageCapacity objects that exist and are supposed to be managed automatically.",
-		nil, nil, metrics.ALPHA, "")
-	objectsObsoleteDesc = metrics.NewDesc("csistoragecapacities_obsolete",
-		"Number of CSIStorageCapacity objects that exist and will be deleted automatically. Objects that exist and may need an update are not considered obsolete and therefore not included in this value.",
-		nil, nil, metrics.ALPHA, "")
+	objectsGoalDesc = metricsutil.Desc("csistoragecapacities_desired_goal",
+		"Number of CSIStorageCapacity objects that are supposed to be managed automatically.")
+	objectsCurrentDesc = metricsutil.Desc("csistoragecapacities_desired_current",
+		"Number of CSIStorageCapacity objects that exist and are supposed to be managed automatically.")
+	objectsObsoleteDesc = metricsutil.Desc("csistoragecapacities_obsolete",
+		"Number of CSIStorageCapacity objects that exist and will be deleted automatically. Objects that exist and may need an update are not considered obsolete and therefore not included in this value.")
 	// This project's: upstream has no measure of staleness, nor pending
 	// writes.
-	oldestRefreshAgeDesc = metrics.NewDesc("csi_provisioner_capacity_oldest_refresh_age_seconds",
-		"Seconds since the least recently refreshed CSIStorageCapacity object that is supposed to be managed automatically was last brought up to date with GetCapacity (created, updated or found current), or, if it never was, since it was first queued; 0 with no such object.",
-		nil, nil, metrics.ALPHA, "")
-	pendingWritesDesc = metrics.NewDesc("csi_provisioner_capacity_pending_writes",
-		"Number of CSIStorageCapacity objects that differ from the driver's last GetCapacity answer and whose update is not made yet: waiting for a writer, backing off after a failure, or being written.",
-		nil, nil, metrics.ALPHA, "")
-	writesCoalescedDesc = metrics.NewDesc("csi_provisioner_capacity_writes_coalesced_total",
-		"Number of pending CSIStorageCapacity updates replaced by a newer, different GetCapacity answer before they were made: changes that cost no write of their own.",
-		nil, nil, metrics.ALPHA, "")
+	oldestRefreshAgeDesc = metricsutil.Desc("csi_provisioner_capacity_oldest_refresh_age_seconds",
+		"Seconds since the least recently refreshed CSIStorageCapacity object that is supposed to be managed automatically was last brought up to date with GetCapacity (created, updated or found current), or, if it never was, since it was first queued; 0 with no such object.")
+	pendingWritesDesc = metricsutil.Desc("csi_provisioner_capacity_pending_writes",
+		"Number of CSIStorageCapacity objects that differ from the driver's last GetCapacity answer and whose update is not made yet: waiting for a writer, backing off after a failure, or being written.")
+	writesCoalescedDesc = metricsutil.Desc("csi_provisioner_capacity_writes_coalesced_total",
+		"Number of pending CSIStorageCapacity updates replaced by a newer, different GetCapacity answer before they were made: changes that cost no write of their own.")
 )
 
 var _ metrics.StableCollector = &Controller{}

@@ -1,6 +1,7 @@
 package claimconditions
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -140,10 +141,7 @@ func New(opts Options) (*Controller, error) {
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
 	}
-	m := opts.Metrics
-	if m == nil {
-		m = NewMetrics()
-	}
+	m := cmp.Or(opts.Metrics, NewMetrics())
 	claimInformer := opts.ClaimInformer.Informer()
 	if err := claimInformer.AddIndexers(cache.Indexers{claimUIDIndex: pendingClaimUID}); err != nil {
 		return nil, fmt.Errorf("claim conditions controller index: %w", err)

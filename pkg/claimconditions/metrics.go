@@ -21,23 +21,18 @@ const ReasonCleared = "Cleared"
 // the API server is measured: writes per volume are WritesTotal over the
 // volumes provisioned.
 type Metrics struct {
+	metricsutil.Set
 	// WritesTotal counts status patches by the reason written (Cleared
 	// for a removal) and result.
 	WritesTotal *metrics.CounterVec
 }
 
-// NewMetrics returns unregistered metrics; Registerables lists them for the
+// NewMetrics returns unregistered metrics; the Set lists them for the
 // caller's registry.
 func NewMetrics() *Metrics {
-	f := metricsutil.Factory{Namespace: "csi_provisioner", Subsystem: "claim_conditions"}
-	return &Metrics{
-		WritesTotal: f.CounterVec("writes_total",
-			"Patches of claim status that set or clear the sidecar's condition, by the reason written (Cleared for a removal) and result: success, conflict (the claim changed since the decision; decided again), not_found, error.",
-			"reason", "result"),
-	}
-}
-
-// Registerables lists the metrics for registration.
-func (m *Metrics) Registerables() []metrics.Registerable {
-	return []metrics.Registerable{m.WritesTotal}
+	m := &Metrics{}
+	m.WritesTotal = m.Factory("claim_conditions").CounterVec("writes_total",
+		"Patches of claim status that set or clear the sidecar's condition, by the reason written (Cleared for a removal) and result: success, conflict (the claim changed since the decision; decided again), not_found, error.",
+		"reason", "result")
+	return m
 }

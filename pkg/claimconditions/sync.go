@@ -23,11 +23,8 @@ import (
 // version it decided on. Safe to run again at any line.
 func (c *Controller) sync(ctx context.Context, key cache.ObjectName) (reconcile.Result, error) {
 	claim, err := c.claims.PersistentVolumeClaims(key.Namespace).Get(key.Name)
-	if apierrors.IsNotFound(err) {
-		return reconcile.Done, nil
-	}
 	if err != nil {
-		return reconcile.Done, err
+		return reconcile.Done, reconcile.IgnoreNotFound(err)
 	}
 	if !c.concerns(claim) {
 		c.settling.forget(claim.UID)

@@ -1,6 +1,7 @@
 package claimprotection
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -122,10 +123,7 @@ func New(opts Options) (*Controller, error) {
 	case opts.EventRecorder == nil:
 		return nil, errors.New("claim protection controller needs an event recorder")
 	}
-	m := opts.Metrics
-	if m == nil {
-		m = NewMetrics()
-	}
+	m := cmp.Or(opts.Metrics, NewMetrics())
 	claimInformer := opts.ClaimInformer.Informer()
 	indexers := cache.Indexers{pendingCloneSourceIndex: pendingCloneSourceKeys}
 	uidIndex := opts.ClaimUIDIndex
@@ -153,7 +151,7 @@ func New(opts Options) (*Controller, error) {
 		serves:     opts.Serves,
 		metrics:    m,
 		holds: finalizer.NewHolds[types.UID](finalizer.HoldsOptions{
-			Gauge: m.HeldClaims, Recorder: opts.EventRecorder,
+			Gauge: m.HeldClaims, Age: m.OldestHoldAge, Recorder: opts.EventRecorder,
 			HeldReason: ReasonDeletionHeld, ReleasedReason: ReasonDeletionReleased,
 		}),
 		recorder: opts.EventRecorder,
@@ -173,7 +171,6 @@ func New(opts Options) (*Controller, error) {
 		return nil, err
 	}
 	c.loop = loop
-	m.OldestHoldAge.Track(c.holds.Oldest)
 	if _, err := claimInformer.AddEventHandler(reconcile.Handler(c.onClaim, c.onClaimDeleted)); err != nil {
 		return nil, fmt.Errorf("claim protection controller claim handler: %w", err)
 	}

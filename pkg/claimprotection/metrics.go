@@ -8,39 +8,25 @@ import (
 
 // Metrics tell an operator what provisioning protection holds; the
 // provisioner has the rest of the family (finalizers added, abandoned
-// volumes deleted).
+// volumes deleted), so FinalizersAdded is nil.
 type Metrics struct {
+	metricsutil.Set
 	// HeldClaims counts claims whose deletion waits for a CreateVolume that
 	// may be running.
 	HeldClaims *metrics.Gauge
-	// FinalizersRemoved counts provisioning-protection finalizers removed.
-	FinalizersRemoved *metrics.Counter
-	// OldestHoldAge is the seconds since the deletion of the claim held
-	// longest, 0 when none is held.
-	OldestHoldAge *metricsutil.AgeGauge
+	metricsutil.Holds
 }
 
-// NewMetrics returns unregistered metrics; Registerables lists them for the
+// NewMetrics returns unregistered metrics; the Set lists them for the
 // caller's registry.
 func NewMetrics() *Metrics {
-	f := metricsutil.Factory{Namespace: "csi_provisioner", Subsystem: "provisioning_protection"}
-	return &Metrics{
-		HeldClaims: f.Gauge("held_claims",
-			"Claims being deleted whose deletion waits until no CreateVolume for them can be running."),
-		FinalizersRemoved: f.Counter("finalizers_removed_total",
-			"Provisioning-protection finalizers removed from claims."),
-		OldestHoldAge: f.AgeGauge("oldest_hold_age_seconds",
-			"Seconds since the deletion of the claim whose deletion provisioning protection has held longest; 0 when none is held."),
-	}
-}
-
-// Registerables lists the metrics for registration.
-func (m *Metrics) Registerables() []metrics.Registerable {
-	return []metrics.Registerable{m.HeldClaims, m.FinalizersRemoved}
-}
-
-// Collectors lists the metrics computed at scrape time, for
-// CustomMustRegister.
-func (m *Metrics) Collectors() []metrics.StableCollector {
-	return []metrics.StableCollector{m.OldestHoldAge}
+	m := &Metrics{}
+	f := m.Factory("provisioning_protection")
+	m.HeldClaims = f.Gauge("held_claims",
+		"Claims being deleted whose deletion waits until no CreateVolume for them can be running.")
+	m.Holds = f.Holds(metricsutil.HoldsHelp{
+		Object: "claim", Holder: "provisioning protection",
+		Removed: "Provisioning-protection finalizers removed from claims.",
+	})
+	return m
 }

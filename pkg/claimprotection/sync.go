@@ -27,11 +27,8 @@ const (
 // after a crash at any point.
 func (c *Controller) sync(ctx context.Context, key cache.ObjectName) (reconcile.Result, error) {
 	claim, err := c.claims.PersistentVolumeClaims(key.Namespace).Get(key.Name)
-	if apierrors.IsNotFound(err) {
-		return reconcile.Done, nil
-	}
 	if err != nil {
-		return reconcile.Done, err
+		return reconcile.Done, reconcile.IgnoreNotFound(err)
 	}
 	logger := klog.FromContext(ctx)
 

@@ -10,6 +10,7 @@ import (
 // protection, the claim protection controller has the rest of that family,
 // and for distributed provisioning.
 type Metrics struct {
+	metricsutil.Set
 	// FinalizersAdded counts provisioning-protection finalizers added to
 	// claims before CreateVolume.
 	FinalizersAdded *metrics.Counter
@@ -25,29 +26,17 @@ type Metrics struct {
 	PendingClaims *PendingClaims
 }
 
-// NewMetrics returns unregistered metrics; Registerables lists them for the
+// NewMetrics returns unregistered metrics; the Set lists them for the
 // caller's registry.
 func NewMetrics() *Metrics {
-	f := metricsutil.Factory{Namespace: "csi_provisioner", Subsystem: "provisioning_protection"}
-	node := metricsutil.Factory{Namespace: "csi_provisioner", Subsystem: "node_deployment"}
-	return &Metrics{
-		FinalizersAdded: f.Counter("finalizers_added_total",
-			"Provisioning-protection finalizers added to claims before CreateVolume."),
-		AbandonedVolumesDeleted: f.Counter("abandoned_volumes_deleted_total",
-			"Volumes deleted because their claim was deleted while they were being provisioned."),
-		OwnershipConflicts: node.Counter("ownership_conflicts_total",
-			"Conflicts while selecting this node for a claim with Immediate binding (--node-deployment)."),
-		PendingClaims: newPendingClaims(),
-	}
-}
-
-// Registerables lists the metrics for registration.
-func (m *Metrics) Registerables() []metrics.Registerable {
-	return []metrics.Registerable{m.FinalizersAdded, m.AbandonedVolumesDeleted, m.OwnershipConflicts}
-}
-
-// Collectors lists the metrics computed at scrape time, for
-// CustomMustRegister.
-func (m *Metrics) Collectors() []metrics.StableCollector {
-	return []metrics.StableCollector{m.PendingClaims}
+	m := &Metrics{PendingClaims: newPendingClaims()}
+	f := m.Factory("provisioning_protection")
+	m.FinalizersAdded = f.Counter("finalizers_added_total",
+		"Provisioning-protection finalizers added to claims before CreateVolume.")
+	m.AbandonedVolumesDeleted = f.Counter("abandoned_volumes_deleted_total",
+		"Volumes deleted because their claim was deleted while they were being provisioned.")
+	m.OwnershipConflicts = m.Factory("node_deployment").Counter("ownership_conflicts_total",
+		"Conflicts while selecting this node for a claim with Immediate binding (--node-deployment).")
+	m.AddCollector(m.PendingClaims)
+	return m
 }

@@ -8,15 +8,15 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/component-base/metrics"
+
+	"github.com/csi-protect/external-provisioner/internal/metricsutil"
 )
 
 var (
-	pendingClaimsDesc = metrics.NewDesc("csi_provisioner_pending_claims",
-		"Claims waiting for this provisioner: Pending, not being deleted, handed to this driver by the PV controller, and with Immediate binding or a selected node (with --node-deployment: this node, or none yet for an Immediate class).",
-		nil, nil, metrics.ALPHA, "")
-	oldestPendingClaimAgeDesc = metrics.NewDesc("csi_provisioner_oldest_pending_claim_age_seconds",
-		"Seconds since the creation of the oldest claim csi_provisioner_pending_claims counts; 0 when none waits.",
-		nil, nil, metrics.ALPHA, "")
+	pendingClaimsDesc = metricsutil.Desc("csi_provisioner_pending_claims",
+		"Claims waiting for this provisioner: Pending, not being deleted, handed to this driver by the PV controller, and with Immediate binding or a selected node (with --node-deployment: this node, or none yet for an Immediate class).")
+	oldestPendingClaimAgeDesc = metricsutil.Desc("csi_provisioner_oldest_pending_claim_age_seconds",
+		"Seconds since the creation of the oldest claim csi_provisioner_pending_claims counts; 0 when none waits.")
 )
 
 // PendingClaims is a collector over the provisioner's claim cache, read

@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/clock"
+
+	"github.com/csi-protect/external-provisioner/internal/metricsutil"
 )
 
 // Gauge is the held-objects gauge a Holds keeps current.
@@ -19,6 +21,8 @@ type Gauge interface{ Set(float64) }
 type HoldsOptions struct {
 	// Gauge is set to the number of held objects.
 	Gauge Gauge
+	// Age, if set, reports the age of the oldest hold.
+	Age *metricsutil.AgeGauge
 	// Recorder gets the held and released events.
 	Recorder record.EventRecorder
 	// HeldReason and ReleasedReason are the events' reasons.
@@ -51,7 +55,11 @@ func NewHolds[K comparable](opts HoldsOptions) *Holds[K] {
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
 	}
-	return &Holds[K]{opts: opts, held: map[K]hold{}}
+	h := &Holds[K]{opts: opts, held: map[K]hold{}}
+	if opts.Age != nil {
+		opts.Age.Track(h.Oldest)
+	}
+	return h
 }
 
 // Hold records that the object key (with uid, events recorded on about) is

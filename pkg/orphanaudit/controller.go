@@ -1,6 +1,7 @@
 package orphanaudit
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"time"
@@ -85,15 +86,12 @@ func New(opts Options) (*Controller, error) {
 	c := &Controller{
 		opts:        opts,
 		clock:       opts.Clock,
-		metrics:     opts.Metrics,
+		metrics:     cmp.Or(opts.Metrics, NewMetrics()),
 		unaccounted: map[string]time.Time{},
 		reported:    map[string]bool{},
 	}
 	if c.clock == nil {
 		c.clock = clock.RealClock{}
-	}
-	if c.metrics == nil {
-		c.metrics = NewMetrics()
 	}
 	loop, err := reconcile.New(reconcile.Options[string]{
 		Name: "orphan-audit",

@@ -8,6 +8,7 @@ import (
 
 // Metrics tell an operator what the audit found.
 type Metrics struct {
+	metricsutil.Set
 	// OrphanedVolumes is the number of the driver's volumes that nothing
 	// accounted for during the grace period, at the last audit.
 	OrphanedVolumes *metrics.Gauge
@@ -16,19 +17,14 @@ type Metrics struct {
 	Audits *metrics.CounterVec
 }
 
-// NewMetrics returns unregistered metrics; Registerables lists them for the
+// NewMetrics returns unregistered metrics; the Set lists them for the
 // caller's registry.
 func NewMetrics() *Metrics {
-	f := metricsutil.Factory{Namespace: "csi_provisioner", Subsystem: "orphan_audit"}
-	return &Metrics{
-		OrphanedVolumes: f.Gauge("orphaned_volumes",
-			"Volumes the driver lists that no PersistentVolume or claim has accounted for during the grace period, at the last audit."),
-		Audits: f.CounterVec("audits_total",
-			"Orphan audits by result: success, or error when the driver's volumes could not be listed.", "result"),
-	}
-}
-
-// Registerables lists the metrics for registration.
-func (m *Metrics) Registerables() []metrics.Registerable {
-	return []metrics.Registerable{m.OrphanedVolumes, m.Audits}
+	m := &Metrics{}
+	f := m.Factory("orphan_audit")
+	m.OrphanedVolumes = f.Gauge("orphaned_volumes",
+		"Volumes the driver lists that no PersistentVolume or claim has accounted for during the grace period, at the last audit.")
+	m.Audits = f.CounterVec("audits_total",
+		"Orphan audits by result: success, or error when the driver's volumes could not be listed.", "result")
+	return m
 }

@@ -1,6 +1,7 @@
 package pvcprotection
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sync"
@@ -96,10 +97,7 @@ func New(opts Options) (*Controller, error) {
 	if opts.EventRecorder == nil {
 		return nil, fmt.Errorf("pvc protection needs an event recorder")
 	}
-	m := opts.Metrics
-	if m == nil {
-		m = NewMetrics()
-	}
+	m := cmp.Or(opts.Metrics, NewMetrics())
 	clk := opts.Clock
 	if clk == nil {
 		clk = clock.RealClock{}
@@ -127,7 +125,7 @@ func New(opts Options) (*Controller, error) {
 		fresh:         newChecker(opts.Client, pods, namespacePodCount(pods), stamps, m),
 		notReadyDelay: 100 * time.Millisecond,
 		holds: finalizer.NewHolds[cache.ObjectName](finalizer.HoldsOptions{
-			Gauge: m.HeldClaims, Recorder: opts.EventRecorder,
+			Gauge: m.HeldClaims, Age: m.OldestHoldAge, Recorder: opts.EventRecorder,
 			HeldReason: ReasonDeletionHeld, ReleasedReason: ReasonDeletionReleased,
 		}),
 		states: map[cache.ObjectName]*claimState{},
@@ -143,7 +141,6 @@ func New(opts Options) (*Controller, error) {
 		return nil, err
 	}
 	c.loop = loop
-	m.OldestHoldAge.Track(c.holds.Oldest)
 	if _, err := claimInformer.AddEventHandler(reconcile.Handler(c.onClaim, c.onClaimDeleted)); err != nil {
 		return nil, fmt.Errorf("pvc protection claim handler: %w", err)
 	}

@@ -1,6 +1,7 @@
 package pvprotection
 
 import (
+	"cmp"
 	"context"
 	"errors"
 
@@ -77,10 +78,7 @@ func New(opts Options) (*Controller, error) {
 	case opts.EventRecorder == nil:
 		return nil, errors.New("pv protection controller needs an event recorder")
 	}
-	m := opts.Metrics
-	if m == nil {
-		m = NewMetrics()
-	}
+	m := cmp.Or(opts.Metrics, NewMetrics())
 	informer := opts.VolumeInformer.Informer()
 	c := &Controller{
 		client:     opts.Client,
@@ -91,7 +89,7 @@ func New(opts Options) (*Controller, error) {
 		allVolumes: opts.AllVolumes,
 		metrics:    m,
 		holds: finalizer.NewHolds[string](finalizer.HoldsOptions{
-			Gauge: m.HeldVolumes, Recorder: opts.EventRecorder,
+			Gauge: m.HeldVolumes, Age: m.OldestHoldAge, Recorder: opts.EventRecorder,
 			HeldReason: ReasonDeletionHeld, ReleasedReason: ReasonDeletionReleased,
 		}),
 	}
@@ -106,7 +104,6 @@ func New(opts Options) (*Controller, error) {
 		return nil, err
 	}
 	c.loop = loop
-	m.OldestHoldAge.Track(c.holds.Oldest)
 	if _, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.onAdd,
 		UpdateFunc: c.onUpdate,

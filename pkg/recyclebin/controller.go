@@ -1,6 +1,7 @@
 package recyclebin
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"sync"
@@ -100,10 +101,7 @@ func New(opts Options) (*Controller, error) {
 	case opts.Fit.Driver == "":
 		return nil, errors.New("recycle bin controller needs the driver name")
 	}
-	m := opts.Metrics
-	if m == nil {
-		m = NewMetrics()
-	}
+	m := cmp.Or(opts.Metrics, NewMetrics())
 	clk := opts.Clock
 	if clk == nil {
 		clk = clock.RealClock{}

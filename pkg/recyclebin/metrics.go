@@ -8,6 +8,7 @@ import (
 
 // Metrics tell an operator what the bin holds and what it did.
 type Metrics struct {
+	metricsutil.Set
 	// RetainedVolumes and RetainedBytes are the volumes kept now, and the
 	// capacity of their PVs: they still use the backend's capacity.
 	RetainedVolumes *metrics.Gauge
@@ -19,20 +20,15 @@ type Metrics struct {
 	Purges   *metrics.Counter
 }
 
-// NewMetrics returns unregistered metrics; Registerables lists them for the
+// NewMetrics returns unregistered metrics; the Set lists them for the
 // caller's registry.
 func NewMetrics() *Metrics {
-	f := metricsutil.Factory{Namespace: "csi_provisioner", Subsystem: "recycle_bin"}
-	return &Metrics{
-		RetainedVolumes: f.Gauge("retained_volumes", "Released volumes the recycle bin keeps until their deadline."),
-		RetainedBytes:   f.Gauge("retained_bytes", "Capacity of the PersistentVolumes the recycle bin keeps."),
-		Restores:        f.Counter("restores_total", "Retained volumes given back to a new claim."),
-		Expiries:        f.Counter("expiries_total", "Retained volumes handed to deletion at their deadline."),
-		Purges:          f.Counter("purges_total", "Retained volumes handed to deletion before their deadline, on request."),
-	}
-}
-
-// Registerables lists the metrics for registration.
-func (m *Metrics) Registerables() []metrics.Registerable {
-	return []metrics.Registerable{m.RetainedVolumes, m.RetainedBytes, m.Restores, m.Expiries, m.Purges}
+	m := &Metrics{}
+	f := m.Factory("recycle_bin")
+	m.RetainedVolumes = f.Gauge("retained_volumes", "Released volumes the recycle bin keeps until their deadline.")
+	m.RetainedBytes = f.Gauge("retained_bytes", "Capacity of the PersistentVolumes the recycle bin keeps.")
+	m.Restores = f.Counter("restores_total", "Retained volumes given back to a new claim.")
+	m.Expiries = f.Counter("expiries_total", "Retained volumes handed to deletion at their deadline.")
+	m.Purges = f.Counter("purges_total", "Retained volumes handed to deletion before their deadline, on request.")
+	return m
 }

@@ -1,6 +1,7 @@
 package snapshotprotection
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -80,10 +81,7 @@ func New(opts Options) (*Controller, error) {
 	case opts.SweepInterval < 0:
 		return nil, fmt.Errorf("snapshot protection controller: negative sweep interval %s", opts.SweepInterval)
 	}
-	m := opts.Metrics
-	if m == nil {
-		m = NewMetrics()
-	}
+	m := cmp.Or(opts.Metrics, NewMetrics())
 	claimInformer := opts.ClaimInformer.Informer()
 	if err := claimInformer.AddIndexers(cache.Indexers{pendingRestoreIndex: pendingRestoreKeys}); err != nil {
 		return nil, fmt.Errorf("snapshot protection controller index: %w", err)

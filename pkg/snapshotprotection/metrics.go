@@ -8,6 +8,7 @@ import (
 
 // Metrics tell an operator what the controller holds and released.
 type Metrics struct {
+	metricsutil.Set
 	// FinalizersRemoved counts source-protection finalizers removed from
 	// snapshots.
 	FinalizersRemoved *metrics.Counter
@@ -15,18 +16,13 @@ type Metrics struct {
 	Sweeps *metrics.Counter
 }
 
-// NewMetrics returns unregistered metrics; Registerables lists them.
+// NewMetrics returns unregistered metrics; the Set lists them.
 func NewMetrics() *Metrics {
-	f := metricsutil.Factory{Namespace: "csi_provisioner", Subsystem: "snapshot_source_protection"}
-	return &Metrics{
-		FinalizersRemoved: f.Counter("finalizers_removed_total",
-			"volumesnapshot-as-source-protection finalizers removed from VolumeSnapshots once no provisioning read them."),
-		Sweeps: f.Counter("sweeps_total",
-			"Sweeps of every cached VolumeSnapshot for orphaned source-protection finalizers."),
-	}
-}
-
-// Registerables lists the metrics for registration.
-func (m *Metrics) Registerables() []metrics.Registerable {
-	return []metrics.Registerable{m.FinalizersRemoved, m.Sweeps}
+	m := &Metrics{}
+	f := m.Factory("snapshot_source_protection")
+	m.FinalizersRemoved = f.Counter("finalizers_removed_total",
+		"volumesnapshot-as-source-protection finalizers removed from VolumeSnapshots once no provisioning read them.")
+	m.Sweeps = f.Counter("sweeps_total",
+		"Sweeps of every cached VolumeSnapshot for orphaned source-protection finalizers.")
+	return m
 }

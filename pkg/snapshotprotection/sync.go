@@ -19,11 +19,8 @@ import (
 // again after a crash at any line is safe.
 func (c *Controller) sync(ctx context.Context, key cache.ObjectName) (reconcile.Result, error) {
 	snapshot, err := c.snapshots.VolumeSnapshots(key.Namespace).Get(key.Name)
-	if apierrors.IsNotFound(err) {
-		return reconcile.Done, nil
-	}
 	if err != nil {
-		return reconcile.Done, err
+		return reconcile.Done, reconcile.IgnoreNotFound(err)
 	}
 	if !finalizer.Has(snapshot, provisionstate.SnapshotSourceProtectionFinalizer) {
 		return reconcile.Done, nil

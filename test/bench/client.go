@@ -5,15 +5,14 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/csi-protect/external-provisioner/test/bench/internal/measure"
+	"github.com/csi-protect/external-provisioner/test/e2e/framework"
 )
 
 const (
@@ -59,14 +58,7 @@ func CreateNamespaceAndClass(ctx context.Context, client kubernetes.Interface, d
 	if err := EnsureNamespace(ctx, client, ClaimNamespace); err != nil {
 		return err
 	}
-	immediate := storagev1.VolumeBindingImmediate
-	reclaim := corev1.PersistentVolumeReclaimDelete
-	_, err := client.StorageV1().StorageClasses().Create(ctx, &storagev1.StorageClass{
-		ObjectMeta:        metav1.ObjectMeta{Name: ClassName},
-		Provisioner:       driver,
-		VolumeBindingMode: &immediate,
-		ReclaimPolicy:     &reclaim,
-	}, metav1.CreateOptions{})
+	_, err := client.StorageV1().StorageClasses().Create(ctx, framework.NewStorageClass(ClassName, driver), metav1.CreateOptions{})
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("create StorageClass %s: %w", ClassName, err)
 	}
@@ -85,15 +77,5 @@ func ClaimNames(prefix string, n int) []string {
 // NewClaim is a claim of ClaimSize of the Immediate class in
 // ClaimNamespace.
 func NewClaim(name string) *corev1.PersistentVolumeClaim {
-	class := ClassName
-	return &corev1.PersistentVolumeClaim{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ClaimNamespace},
-		Spec: corev1.PersistentVolumeClaimSpec{
-			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
-			StorageClassName: &class,
-			Resources: corev1.VolumeResourceRequirements{
-				Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse(ClaimSize)},
-			},
-		},
-	}
+	return framework.NewClaim(ClaimNamespace, name, ClassName, ClaimSize)
 }

@@ -103,6 +103,18 @@ func FmtSeconds(d time.Duration) string {
 	return fmt.Sprintf("%.2f s", d.Seconds())
 }
 
+// ThousandsRange names sorted sizes in a title: "2,000" or "10,000 to
+// 50,000".
+func ThousandsRange(sizes []int) string {
+	switch len(sizes) {
+	case 0:
+		return "no"
+	case 1:
+		return Thousands(sizes[0])
+	}
+	return Thousands(sizes[0]) + " to " + Thousands(sizes[len(sizes)-1])
+}
+
 // Thousands writes 1000 as 1,000, as the reports' prose does.
 func Thousands(n int) string {
 	s := fmt.Sprint(n)

@@ -40,6 +40,14 @@ func TestNumbersInProse(t *testing.T) {
 			t.Errorf("Thousands(%d) = %q, want %q", n, got, want)
 		}
 	}
+	for _, tc := range []struct {
+		sizes []int
+		want  string
+	}{{nil, "no"}, {[]int{2000}, "2,000"}, {[]int{10000, 20000, 50000}, "10,000 to 50,000"}} {
+		if got := ThousandsRange(tc.sizes); got != tc.want {
+			t.Errorf("ThousandsRange(%v) = %q, want %q", tc.sizes, got, tc.want)
+		}
+	}
 	if got := FmtDiff(-0.001, 2); got != "0.00" {
 		t.Errorf("a difference that rounds to zero: %q", got)
 	}

@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -303,31 +301,19 @@ func TestCapacityPollSeesChangesTheSidecarDidNotMake(t *testing.T) {
 // node's segment unless node is "".
 func createVolumeBehindTheSidecar(ctx context.Context, t *testing.T, socket, name, node string, bytes int64) *csi.Volume {
 	t.Helper()
-	conn, err := grpc.NewClient("unix://"+socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	req := &csi.CreateVolumeRequest{
-		Name:          name,
-		CapacityRange: &csi.CapacityRange{RequiredBytes: bytes},
-		VolumeCapabilities: []*csi.VolumeCapability{{
-			AccessType: &csi.VolumeCapability_Mount{Mount: &csi.VolumeCapability_MountVolume{}},
-			AccessMode: &csi.VolumeCapability_AccessMode{Mode: csi.VolumeCapability_AccessMode_SINGLE_NODE_WRITER},
-		}},
-	}
+	req := framework.NewVolumeRequest(name, bytes)
 	if node != "" {
 		req.AccessibilityRequirements = &csi.TopologyRequirement{
 			Requisite: []*csi.Topology{{Segments: map[string]string{mockdriver.TopologyKey: node}}},
 		}
 	}
-	resp, err := csi.NewControllerClient(conn).CreateVolume(ctx, req)
+	vol, err := framework.CreateDriverVolume(ctx, socket, req)
 	if err != nil {
 		t.Fatalf("CreateVolume %s on %q directly: %v", name, node, err)
 	}
-	return resp.GetVolume()
+	return vol
 }
 
 // A class naming one of the driver's pools (parameters {pool: fast}) gets

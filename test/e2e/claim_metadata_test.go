@@ -288,23 +288,7 @@ func TestChangedNameTemplateReplaysTheRecordedRequest(t *testing.T) {
 	}}); err != nil {
 		t.Fatalf("start the sidecar with template %s: %v", nextTemplate, err)
 	}
-	ev := waitForClaimEvent(ctx, t, s, "default", "replayed", corev1.EventTypeNormal, reasonAbandonedVolume)
-	if !strings.Contains(ev.Message, volume) || !strings.Contains(ev.Message, vols[0].ID) {
-		t.Errorf("%s event does not name volume %s (handle %s): %q", reasonAbandonedVolume, volume, vols[0].ID, ev.Message)
-	}
-	waitForClaimGone(ctx, t, s, "default", "replayed")
-	waitForDriverVolumes(ctx, t, s, 0)
-	if pvs := listPVs(ctx, t, s); len(pvs) != 0 {
-		t.Errorf("%d PV(s) exist for a claim that never got one, e.g. %s", len(pvs), pvs[0].Name)
-	}
-	st, err := s.DriverState()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids := backendVolumeIDs(st)
-	if n := len(ids[volume]); n != 1 {
-		t.Errorf("the backend made %d volumes named %s, want 1", n, volume)
-	}
+	ids := waitForAbandonedVolumeDeleted(ctx, t, s, "default", "replayed", vols[0])
 	if n := len(ids[nextName]); n != 0 {
 		t.Errorf("the backend made %d volume(s) under the new template's name %s", n, nextName)
 	}

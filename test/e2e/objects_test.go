@@ -9,7 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/csi-protect/external-provisioner/internal/mockdriver"
@@ -35,14 +34,7 @@ const (
 // policy Delete and Immediate binding, changed by the mutators.
 func createStorageClass(ctx context.Context, t *testing.T, s *framework.Stack, name string, mutate ...func(*storagev1.StorageClass)) *storagev1.StorageClass {
 	t.Helper()
-	reclaim := corev1.PersistentVolumeReclaimDelete
-	binding := storagev1.VolumeBindingImmediate
-	sc := &storagev1.StorageClass{
-		ObjectMeta:        metav1.ObjectMeta{Name: name},
-		Provisioner:       s.DriverName(),
-		ReclaimPolicy:     &reclaim,
-		VolumeBindingMode: &binding,
-	}
+	sc := framework.NewStorageClass(name, s.DriverName())
 	for _, m := range mutate {
 		m(sc)
 	}
@@ -66,16 +58,7 @@ func withParameters(params map[string]string) func(*storagev1.StorageClass) {
 // changed by the mutators.
 func createClaim(ctx context.Context, t *testing.T, s *framework.Stack, namespace, name, class string, mutate ...func(*corev1.PersistentVolumeClaim)) *corev1.PersistentVolumeClaim {
 	t.Helper()
-	pvc := &corev1.PersistentVolumeClaim{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
-		Spec: corev1.PersistentVolumeClaimSpec{
-			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
-			StorageClassName: &class,
-			Resources: corev1.VolumeResourceRequirements{
-				Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")},
-			},
-		},
-	}
+	pvc := framework.NewClaim(namespace, name, class, "1Gi")
 	for _, m := range mutate {
 		m(pvc)
 	}

@@ -127,23 +127,8 @@ func TestRestartedSidecarDeletesVolumeOfClaimDeletedWhileItWasDown(t *testing.T)
 	if err := s.Sidecar().Restart(ctx); err != nil {
 		t.Fatalf("restart the sidecar: %v", err)
 	}
-	ev := waitForClaimEvent(ctx, t, s, "default", "orphaned", corev1.EventTypeNormal, reasonAbandonedVolume)
-	if !strings.Contains(ev.Message, volume) || !strings.Contains(ev.Message, vols[0].ID) {
-		t.Errorf("%s event does not name volume %s (handle %s): %q", reasonAbandonedVolume, volume, vols[0].ID, ev.Message)
-	}
-	waitForClaimGone(ctx, t, s, "default", "orphaned")
+	waitForAbandonedVolumeDeleted(ctx, t, s, "default", "orphaned", vols[0])
 	waitForClaimEvent(ctx, t, s, "default", "orphaned", corev1.EventTypeNormal, reasonDeletionReleased)
-	waitForDriverVolumes(ctx, t, s, 0)
-	if pvs := listPVs(ctx, t, s); len(pvs) != 0 {
-		t.Errorf("%d PV(s) exist for a claim that never got one, e.g. %s", len(pvs), pvs[0].Name)
-	}
-	st, err := s.DriverState()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ids := backendVolumeIDs(st)[volume]; len(ids) != 1 {
-		t.Errorf("the backend made %d volumes named %s, want 1", len(ids), volume)
-	}
 	waitForMetric(ctx, t, s, metricsURL, metricAbandonedDeleted, "= 1", equals(1))
 }
 
@@ -279,6 +264,33 @@ func killAfterDeleteVolume(ctx context.Context, s *framework.Stack, timeout time
 		return true, errors.Join(err, fmt.Errorf("kill the stopped sidecar: %w", kerr))
 	}
 	return true, err
+}
+
+// waitForAbandonedVolumeDeleted waits until the sidecar announces that it
+// deleted vol, the volume the backend made for claim namespace/name
+// deleted during its provisioning, and let the claim go. The backend then
+// holds no volume and made vol once, and no PV exists. It returns the ids
+// the backend gave each volume name.
+func waitForAbandonedVolumeDeleted(ctx context.Context, t *testing.T, s *framework.Stack, namespace, name string, vol mockdriver.Volume) map[string]map[string]bool {
+	t.Helper()
+	ev := waitForClaimEvent(ctx, t, s, namespace, name, corev1.EventTypeNormal, reasonAbandonedVolume)
+	if !strings.Contains(ev.Message, vol.Name) || !strings.Contains(ev.Message, vol.ID) {
+		t.Errorf("%s event does not name volume %s (handle %s): %q", reasonAbandonedVolume, vol.Name, vol.ID, ev.Message)
+	}
+	waitForClaimGone(ctx, t, s, namespace, name)
+	waitForDriverVolumes(ctx, t, s, 0)
+	if pvs := listPVs(ctx, t, s); len(pvs) != 0 {
+		t.Errorf("%d PV(s) exist for a claim that never got one, e.g. %s", len(pvs), pvs[0].Name)
+	}
+	st, err := s.DriverState()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := backendVolumeIDs(st)
+	if n := len(ids[vol.Name]); n != 1 {
+		t.Errorf("the backend made %d volumes named %s, want 1", n, vol.Name)
+	}
+	return ids
 }
 
 // requireHeld fails the test unless the deleted claim is held: still there,

@@ -87,6 +87,24 @@ func provisionAndRetain(ctx context.Context, t *testing.T, s *framework.Stack, n
 	return retainedVolume{pv: pv, claim: claim, backend: backend, deleting: deleting, until: retainedUntil(t, pv)}
 }
 
+// deleteIntoTheBin deletes claim namespace/name and waits until the bin
+// has recorded the deadline on its PV, pvName. It returns the PV as then,
+// the time just before the deletion and the deadline, which it checks is
+// retention after the deletion.
+func deleteIntoTheBin(ctx context.Context, t *testing.T, s *framework.Stack, namespace, name, pvName string, retention time.Duration) (_ *corev1.PersistentVolume, deleting, until time.Time) {
+	t.Helper()
+	deleting = time.Now()
+	deleteClaim(ctx, t, s, namespace, name)
+	waitForClaimGone(ctx, t, s, namespace, name)
+	pv := waitForRetained(ctx, t, s, pvName)
+	recorded := time.Now()
+	until = retainedUntil(t, pv)
+	if earliest, latest := deleting.Add(retention).Add(-time.Second), recorded.Add(retention).Add(time.Second); until.Before(earliest) || until.After(latest) {
+		t.Errorf("retained until %s, want %s after the claim's deletion (%s to %s)", until, retention, earliest.UTC().Format(time.RFC3339), latest.UTC().Format(time.RFC3339))
+	}
+	return pv, deleting, until
+}
+
 // waitForRetained waits until a PV carries the bin's deadline.
 func waitForRetained(ctx context.Context, t *testing.T, s *framework.Stack, name string) *corev1.PersistentVolume {
 	t.Helper()

@@ -46,15 +46,7 @@ func TestRecycleBinWithNodeDeployment(t *testing.T) {
 	}
 	history := watchPVs(ctx, t, s, pv.Name, pv.ResourceVersion)
 
-	deleting := time.Now()
-	deleteClaim(ctx, t, s, "default", "data")
-	waitForClaimGone(ctx, t, s, "default", "data")
-	pv = waitForRetained(ctx, t, s, pv.Name)
-	recorded := time.Now()
-	until := retainedUntil(t, pv)
-	if earliest, latest := deleting.Add(retention).Add(-time.Second), recorded.Add(retention).Add(time.Second); until.Before(earliest) || until.After(latest) {
-		t.Errorf("retained until %s, want %s after the claim's deletion (%s to %s)", until, retention, earliest.UTC().Format(time.RFC3339), latest.UTC().Format(time.RFC3339))
-	}
+	pv, deleting, until := deleteIntoTheBin(ctx, t, s, "default", "data", pv.Name, retention)
 	if got, want := pv.Annotations[annRetainedFrom], fmt.Sprintf("default/data %s", claim.UID); got != want {
 		t.Errorf("PV %s: %s=%q, want %q", pv.Name, annRetainedFrom, got, want)
 	}

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -119,10 +120,7 @@ func New(opts Options) (*Agent, error) {
 	case opts.EventRecorder == nil:
 		return nil, errors.New("local volume agent needs an event recorder")
 	}
-	m := opts.Metrics
-	if m == nil {
-		m = NewMetrics()
-	}
+	m := cmp.Or(opts.Metrics, NewMetrics())
 	resync := opts.Resync
 	if resync <= 0 {
 		resync = DefaultResync

@@ -15,6 +15,7 @@ const (
 
 // Metrics tell an operator what the node agent is doing.
 type Metrics struct {
+	metricsutil.Set
 	// VolumesCreated counts the PVs the agent created.
 	VolumesCreated *metrics.Counter
 	// Wipes counts wipe attempts by result: ok, failed (the wipe command
@@ -28,23 +29,18 @@ type Metrics struct {
 	SymlinksRemoved *metrics.Counter
 }
 
-// NewMetrics returns unregistered metrics; Registerables lists them for the
+// NewMetrics returns unregistered metrics; the Set lists them for the
 // caller's registry.
 func NewMetrics() *Metrics {
-	f := metricsutil.Factory{Namespace: "csi_provisioner", Subsystem: "local_volume_agent"}
-	return &Metrics{
-		VolumesCreated: f.Counter("volumes_created_total",
-			"Local PersistentVolumes created by the node agent."),
-		Wipes: f.CounterVec("wipes_total",
-			"Wipes of released local volumes, by result: ok, failed, refused (device not safe to wipe).", "result"),
-		VolumesDeleted: f.Counter("volumes_deleted_total",
-			"Cleaned local PersistentVolumes deleted by the node agent."),
-		SymlinksRemoved: f.Counter("symlinks_removed_total",
-			"Device symlinks removed from the node because their LocalVolume or LocalVolumeSet was deleted."),
-	}
-}
-
-// Registerables lists the metrics for registration.
-func (m *Metrics) Registerables() []metrics.Registerable {
-	return []metrics.Registerable{m.VolumesCreated, m.Wipes, m.VolumesDeleted, m.SymlinksRemoved}
+	m := &Metrics{}
+	f := m.Factory("local_volume_agent")
+	m.VolumesCreated = f.Counter("volumes_created_total",
+		"Local PersistentVolumes created by the node agent.")
+	m.Wipes = f.CounterVec("wipes_total",
+		"Wipes of released local volumes, by result: ok, failed, refused (device not safe to wipe).", "result")
+	m.VolumesDeleted = f.Counter("volumes_deleted_total",
+		"Cleaned local PersistentVolumes deleted by the node agent.")
+	m.SymlinksRemoved = f.Counter("symlinks_removed_total",
+		"Device symlinks removed from the node because their LocalVolume or LocalVolumeSet was deleted.")
+	return m
 }

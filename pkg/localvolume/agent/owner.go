@@ -4,11 +4,11 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/csi-protect/external-provisioner/internal/reconcile"
 	localv1 "github.com/csi-protect/external-provisioner/pkg/apis/local/v1"
 	localv1alpha1 "github.com/csi-protect/external-provisioner/pkg/apis/local/v1alpha1"
 	"github.com/csi-protect/external-provisioner/pkg/localvolume/devices"
@@ -118,11 +118,8 @@ func (a *Agent) getOwner(key Key) (*owner, error) {
 	default:
 		return nil, nil
 	}
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
 	if err != nil {
-		return nil, err
+		return nil, reconcile.IgnoreNotFound(err)
 	}
 	o, _ := ownerOf(obj)
 	return o, nil

@@ -1,6 +1,7 @@
 package cleanup
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -127,10 +128,7 @@ func New(opts Options) (*Controller, error) {
 	case opts.NodeGoneGrace < 0:
 		return nil, fmt.Errorf("local volume cleanup controller: negative NodeGoneGrace %v", opts.NodeGoneGrace)
 	}
-	m := opts.Metrics
-	if m == nil {
-		m = NewMetrics()
-	}
+	m := cmp.Or(opts.Metrics, NewMetrics())
 	clk := opts.Clock
 	if clk == nil {
 		clk = clock.RealClock{}

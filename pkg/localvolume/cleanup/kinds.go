@@ -3,13 +3,13 @@ package cleanup
 import (
 	"context"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/csi-protect/external-provisioner/internal/reconcile"
 	"github.com/csi-protect/external-provisioner/pkg/finalizer"
 	"github.com/csi-protect/external-provisioner/pkg/generated/clientset/versioned"
 	"github.com/csi-protect/external-provisioner/pkg/generated/informers/externalversions"
@@ -73,11 +73,8 @@ func (c *Controller) cachedOwner(key OwnerKey) (*owner, error) {
 		return nil, nil
 	}
 	obj, err := k.get(key.Namespace, key.Name)
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
 	if err != nil {
-		return nil, err
+		return nil, reconcile.IgnoreNotFound(err)
 	}
 	o, _ := ownerOf(obj)
 	return o, nil

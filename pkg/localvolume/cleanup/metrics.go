@@ -9,6 +9,7 @@ import (
 // Metrics tell an operator what the cleanup of deleted LocalVolumes and
 // LocalVolumeSets is doing.
 type Metrics struct {
+	metricsutil.Set
 	// BlockedDeletions counts LocalVolumes and LocalVolumeSets being
 	// deleted whose deletion waits on a bound or retained PV.
 	BlockedDeletions *metrics.Gauge
@@ -24,23 +25,18 @@ type Metrics struct {
 	FinalizersRemoved *metrics.Counter
 }
 
-// NewMetrics returns unregistered metrics; Registerables lists them for the
+// NewMetrics returns unregistered metrics; the Set lists them for the
 // caller's registry.
 func NewMetrics() *Metrics {
-	f := metricsutil.Factory{Namespace: "csi_provisioner", Subsystem: "local_volume_cleanup"}
-	return &Metrics{
-		BlockedDeletions: f.Gauge("blocked_deletions",
-			"LocalVolumes and LocalVolumeSets being deleted whose deletion waits on a bound or retained PersistentVolume."),
-		VolumesReleased: f.Counter("volumes_released_total",
-			"Unbound local PersistentVolumes deleted so that no claim can bind them."),
-		VolumesAbandoned: f.Counter("volumes_abandoned_total",
-			"Local PersistentVolumes on gone or unselected nodes deleted and let go without their node agent."),
-		FinalizersRemoved: f.Counter("finalizers_removed_total",
-			"local-volume-protection finalizers removed from LocalVolumes and LocalVolumeSets."),
-	}
-}
-
-// Registerables lists the metrics for registration.
-func (m *Metrics) Registerables() []metrics.Registerable {
-	return []metrics.Registerable{m.BlockedDeletions, m.VolumesReleased, m.VolumesAbandoned, m.FinalizersRemoved}
+	m := &Metrics{}
+	f := m.Factory("local_volume_cleanup")
+	m.BlockedDeletions = f.Gauge("blocked_deletions",
+		"LocalVolumes and LocalVolumeSets being deleted whose deletion waits on a bound or retained PersistentVolume.")
+	m.VolumesReleased = f.Counter("volumes_released_total",
+		"Unbound local PersistentVolumes deleted so that no claim can bind them.")
+	m.VolumesAbandoned = f.Counter("volumes_abandoned_total",
+		"Local PersistentVolumes on gone or unselected nodes deleted and let go without their node agent.")
+	m.FinalizersRemoved = f.Counter("finalizers_removed_total",
+		"local-volume-protection finalizers removed from LocalVolumes and LocalVolumeSets.")
+	return m
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"time"
 
 	"k8s.io/client-go/kubernetes"
 
@@ -30,17 +29,13 @@ func Run(ctx context.Context, opts Options, how bench.Invocation) (*Report, erro
 		return nil, err
 	}
 	rep := &Report{Options: opts, Header: header, Setup: setupOf(opts)}
-	for run := 1; run <= opts.Runs; run++ {
-		for _, v := range opts.Variants {
-			opts.Progressf("[%s] capacity: %s, run %d of %d", time.Since(rep.Started).Round(time.Second), v.Name, run, opts.Runs)
-			res, err := runVariant(ctx, opts, v, run)
-			if err != nil {
-				return nil, fmt.Errorf("%s, run %d: %w", v.Name, run, err)
-			}
-			rep.Runs = append(rep.Runs, res)
-		}
+	rep.Runs, err = bench.Interleave(ctx, &rep.Header, opts.Runs, opts.Variants, bench.VariantName, func(v bench.Variant, r bench.Run) (*RunResult, error) {
+		opts.Progressf("[%s] capacity: %s, run %d of %d", rep.Elapsed(), v.Name, r.Number, opts.Runs)
+		return runVariant(ctx, opts, v, r.Number)
+	})
+	if err != nil {
+		return nil, err
 	}
-	rep.Duration = time.Since(rep.Started)
 	return rep, nil
 }
 
@@ -117,9 +112,7 @@ func runVariant(ctx context.Context, opts Options, v bench.Variant, run int) (_ 
 }
 
 func (r *runner) problem(format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
-	r.res.Problems = append(r.res.Problems, msg)
-	r.opts.Progressf("  problem: %s", msg)
+	r.opts.Problem(&r.res.Problems, format, args...)
 }
 
 // pools are the driver's pools of the classes.

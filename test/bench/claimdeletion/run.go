@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/csi-protect/external-provisioner/test/bench"
 	"github.com/csi-protect/external-provisioner/test/e2e/framework"
@@ -22,17 +21,14 @@ func Run(ctx context.Context, opts Options, how bench.Invocation) (*Report, erro
 		return nil, err
 	}
 	rep := &Report{Options: opts, Header: header}
-	for run := 1; run <= opts.Runs; run++ {
-		for _, c := range opts.Controllers {
-			opts.Progressf("[%s] %s, run %d of %d", time.Since(rep.Started).Round(time.Second), c.Name, run, opts.Runs)
-			res, err := runDeletion(ctx, opts, c, run)
-			if err != nil {
-				return nil, fmt.Errorf("%s, run %d: %w", c.Name, run, err)
-			}
-			rep.Runs = append(rep.Runs, res)
-		}
+	name := func(c Controller) string { return c.Name }
+	rep.Runs, err = bench.Interleave(ctx, &rep.Header, opts.Runs, opts.Controllers, name, func(c Controller, r bench.Run) (*RunResult, error) {
+		opts.Progressf("[%s] %s, run %d of %d", rep.Elapsed(), c.Name, r.Number, opts.Runs)
+		return runDeletion(ctx, opts, c, r.Number)
+	})
+	if err != nil {
+		return nil, err
 	}
-	rep.Duration = time.Since(rep.Started)
 	return rep, nil
 }
 
@@ -70,8 +66,7 @@ func runDeletion(ctx context.Context, opts Options, c Controller, run int) (_ *R
 	}()
 	for _, err := range []error{measureDeletion(ctx, opts, c, s, res), measureQuietDeletions(ctx, opts, s, res)} {
 		if err != nil {
-			res.Problems = append(res.Problems, err.Error())
-			opts.Progressf("  problem: %v", err)
+			opts.Problem(&res.Problems, "%v", err)
 		}
 	}
 	return res, nil

@@ -31,7 +31,9 @@ func sizedReport(peaks map[string]map[int]float64, firsts map[string]float64) *R
 	return r
 }
 
-func goalNamed(t *testing.T, r *Report, prefix string) bench.Goal {
+// GoalNamed finds the goal of r whose name starts with prefix; the
+// external tests use it too.
+func GoalNamed(t *testing.T, r *Report, prefix string) bench.Goal {
 	t.Helper()
 	for _, g := range r.Goals() {
 		if strings.HasPrefix(g.Goal, prefix) {
@@ -55,7 +57,7 @@ func TestSlopeGoalIsAtMostTwoKiBPerPair(t *testing.T) {
 		for _, n := range []int{10000, 25000, 50000} {
 			peaks[n] = 100 + tc.kib*float64(n)/1024
 		}
-		g := goalNamed(t, sizedReport(map[string]map[int]float64{"gate on": peaks}, nil), "peak RSS slope of gate on (shipped settings), least squares over 10,000, 25,000, 50,000 cached pairs, ≤ 2 KiB per pair")
+		g := GoalNamed(t, sizedReport(map[string]map[int]float64{"gate on": peaks}, nil), "peak RSS slope of gate on (shipped settings), least squares over 10,000, 25,000, 50,000 cached pairs, ≤ 2 KiB per pair")
 		if g.Met != tc.met || !strings.HasPrefix(g.Measured, tc.want) {
 			t.Errorf("%.1f KiB per pair: %+v, want met %v and %q", tc.kib, g, tc.met, tc.want)
 		}
@@ -81,7 +83,7 @@ func TestGoalsAgainstTheBaselineJudgeTheirSize(t *testing.T) {
 		// does not count.
 		{"sidecar peak RSS with 10,000 claims and PVs cached < 150 MiB", false, "worst run 150.0 MiB (gate on 150.0 MiB)"},
 	} {
-		g := goalNamed(t, r, tc.goal)
+		g := GoalNamed(t, r, tc.goal)
 		if g.Goal != tc.goal || g.Met != tc.met || g.Measured != tc.measured {
 			t.Errorf("goal %+v, want %q met %v measured %q", g, tc.goal, tc.met, tc.measured)
 		}
@@ -99,7 +101,7 @@ func TestFirstClaimGoalOnlyWhenMeasured(t *testing.T) {
 	}
 	// Measured for one side only, it is there and not met.
 	r = sizedReport(map[string]map[int]float64{"gate on": {2000: 60}, bench.BaselineName: {2000: 100}}, map[string]float64{bench.BaselineName: 2})
-	if g := goalNamed(t, r, "time from start to first claim Bound"); g.Met || g.Measured != "not measured" {
+	if g := GoalNamed(t, r, "time from start to first claim Bound"); g.Met || g.Measured != "not measured" {
 		t.Errorf("first claim goal with ours not measured: %+v", g)
 	}
 }

@@ -33,7 +33,7 @@ func (r *Report) Markdown() string {
 	var b strings.Builder
 	o, e := r.Options, r.Environment
 	sizes := r.Sizes()
-	fmt.Fprintf(&b, "## Sidecar memory and CPU with %s claims and PVs cached\n\n", sizeRange(sizes))
+	fmt.Fprintf(&b, "## Sidecar memory and CPU with %s claims and PVs cached\n\n", bench.ThousandsRange(sizes))
 	b.WriteString(bench.RanLine(r.Invocation, o.Quick, r.Started, r.Duration))
 	fmt.Fprintf(&b, "Commit %s; csi-provisioner `%s`; %s; Kubernetes %s, etcd %s.\n\n", e.Built(), e.Sidecar, e.Machine(), e.KubernetesVersion(), e.EtcdVersion())
 	r.writeSetup(&b)
@@ -61,17 +61,6 @@ func (r *Report) Markdown() string {
 	}
 	r.writeRuns(&b)
 	return b.String()
-}
-
-// sizeRange names the sizes in a title: "2,000" or "10,000 to 50,000".
-func sizeRange(sizes []int) string {
-	switch len(sizes) {
-	case 0:
-		return "no"
-	case 1:
-		return bench.Thousands(sizes[0])
-	}
-	return bench.Thousands(sizes[0]) + " to " + bench.Thousands(sizes[len(sizes)-1])
 }
 
 // writeGoals lists the memory goals and how the runs met them.

@@ -10,18 +10,6 @@ import (
 	"github.com/csi-protect/external-provisioner/test/bench/memory"
 )
 
-// goal finds the goal whose name starts with prefix.
-func goal(t *testing.T, r *memory.Report, prefix string) bench.Goal {
-	t.Helper()
-	for _, g := range r.Goals() {
-		if strings.HasPrefix(g.Goal, prefix) {
-			return g
-		}
-	}
-	t.Fatalf("no goal %q among %+v", prefix, r.Goals())
-	return bench.Goal{}
-}
-
 func TestMemoryBudgetIsJudgedByTheWorstRun(t *testing.T) {
 	for _, tc := range []struct {
 		peaks map[string][]float64
@@ -99,7 +87,7 @@ func TestRunsThatReadNoMemoryAreLeftOut(t *testing.T) {
 
 func TestMemoryAgainstTheBaseline(t *testing.T) {
 	r := benchtest.MemoryReport(map[string][]float64{"gate on": {150, 170}, "gate off": {140}, bench.BaselineName: {200}}, benchtest.Baseline)
-	if g := goal(t, r, "sidecar peak RSS"); !strings.HasPrefix(g.Measured, "worst run 170.0 MiB") {
+	if g := memory.GoalNamed(t, r, "sidecar peak RSS"); !strings.HasPrefix(g.Measured, "worst run 170.0 MiB") {
 		t.Errorf("budget %q, want the worst run 170 (the baseline's 200 is not ours)", g.Measured)
 	}
 	got := r.BaselineRatios()
@@ -135,11 +123,11 @@ func TestShippedSettingsPointAtAVariant(t *testing.T) {
 	}
 	// Pointing it elsewhere moves the goal.
 	r := benchtest.MemoryReport(map[string][]float64{"gate on": {190}, "gate off": {150}, bench.BaselineName: {200}}, benchtest.Baseline)
-	if g := goal(t, r, "peak RSS of gate on (shipped settings) ≤ 0.8"); g.Met {
+	if g := memory.GoalNamed(t, r, "peak RSS of gate on (shipped settings) ≤ 0.8"); g.Met {
 		t.Errorf("gate on at 0.95 of the baseline met the goal: %+v", g)
 	}
 	r.Shipped = "gate off"
-	if g := goal(t, r, "peak RSS of gate off (shipped settings) ≤ 0.8"); !g.Met {
+	if g := memory.GoalNamed(t, r, "peak RSS of gate off (shipped settings) ≤ 0.8"); !g.Met {
 		t.Errorf("gate off at 0.75 of the baseline: %+v", g)
 	}
 }

@@ -66,7 +66,7 @@ func Run(ctx context.Context, opts Options, how bench.Invocation) (_ *Report, er
 	if ctx.Err() != nil {
 		return nil, context.Cause(ctx)
 	}
-	rep.Duration = time.Since(rep.Started)
+	rep.Finish()
 	return rep, nil
 }
 
@@ -97,7 +97,7 @@ type runner struct {
 func (m *runner) progress(format string, args ...any) { m.opts.Progressf(format, args...) }
 
 func (m *runner) elapsed() time.Duration {
-	return time.Since(m.rep.Started).Round(time.Second)
+	return m.rep.Elapsed()
 }
 
 // runVariants is every variant's runs at the current size, interleaved.

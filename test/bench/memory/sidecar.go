@@ -58,11 +58,7 @@ func (m *runner) runSidecar(ctx context.Context, sr sidecarRun) *SidecarRun {
 	if sr.label != "" {
 		res.Variant = sr.label
 	}
-	problem := func(format string, args ...any) {
-		msg := fmt.Sprintf(format, args...)
-		res.Problems = append(res.Problems, msg)
-		m.progress("  problem: %s", msg)
-	}
+	problem := func(format string, args ...any) { m.opts.Problem(&res.Problems, format, args...) }
 	port, err := framework.FreePort()
 	if err != nil {
 		problem("%v", err)

@@ -24,7 +24,7 @@ import (
 func memoryPlot(r *memory.Report, dir string) (measure.Plot, error) {
 	sizes := r.Sizes()
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("Sidecar peak RSS with %s claims and PVs cached (median of runs, bars: min–max)", sizeRange(sizes))
+	p.Title.Text = fmt.Sprintf("Sidecar peak RSS with %s claims and PVs cached (median of runs, bars: min–max)", bench.ThousandsRange(sizes))
 	p.X.Label.Text = "claims and PVs cached (pairs)"
 	p.Y.Label.Text = "MiB"
 	p.X.Min, p.Y.Min = 0, 0
@@ -165,15 +165,4 @@ func (mibTicks) Ticks(min, max float64) []plot.Tick {
 		ticks = append(ticks, plot.Tick{Value: v, Label: fmt.Sprintf("%.0f", v)})
 	}
 	return ticks
-}
-
-// sizeRange names the sizes in a title.
-func sizeRange(sizes []int) string {
-	switch len(sizes) {
-	case 0:
-		return "no"
-	case 1:
-		return bench.Thousands(sizes[0])
-	}
-	return bench.Thousands(sizes[0]) + " to " + bench.Thousands(sizes[len(sizes)-1])
 }

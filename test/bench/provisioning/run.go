@@ -41,25 +41,21 @@ func Run(ctx context.Context, opts Options, how bench.Invocation) (*Report, erro
 	for _, v := range opts.Variants {
 		rep.Variants = append(rep.Variants, &VariantResult{Variant: v})
 	}
-	total := opts.Runs * len(opts.Variants)
-	order := 0
-	for run := 1; run <= opts.Runs; run++ {
-		for _, vr := range rep.Variants {
-			order++
-			opts.Progressf("[%s] run %d/%d: %s, run %d of %d", time.Since(rep.Started).Round(time.Second), order, total, vr.Variant.Name, run, opts.Runs)
-			res, commands, err := runOnce(ctx, opts, vr.Variant, run, order)
-			if err != nil {
-				return nil, fmt.Errorf("%s, run %d: %w", vr.Variant.Name, run, err)
-			}
-			vr.Runs = append(vr.Runs, res)
-			if vr.Commands == nil {
-				vr.Commands = commands
-			}
-			if err := ctx.Err(); err != nil {
-				return nil, context.Cause(ctx)
-			}
+	name := func(vr *VariantResult) string { return vr.Variant.Name }
+	_, err = bench.Interleave(ctx, &rep.Header, opts.Runs, rep.Variants, name, func(vr *VariantResult, r bench.Run) (*RunResult, error) {
+		opts.Progressf("[%s] run %d/%d: %s, run %d of %d", rep.Elapsed(), r.Order, r.Total, vr.Variant.Name, r.Number, opts.Runs)
+		res, commands, err := runOnce(ctx, opts, vr.Variant, r.Number, r.Order)
+		if err != nil {
+			return nil, err
 		}
+		vr.Runs = append(vr.Runs, res)
+		if vr.Commands == nil {
+			vr.Commands = commands
+		}
+		return res, nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	rep.Duration = time.Since(rep.Started)
 	return rep, nil
 }

@@ -50,25 +50,14 @@ func runOnce(ctx context.Context, opts Options, variant bench.Variant, run, orde
 		return nil, nil, err
 	}
 	commands := r.commands()
-	measureErr := r.measure(ctx)
-	if measureErr != nil {
-		r.problem("%v", measureErr)
-		var buf strings.Builder
-		r.stack.WriteLogTails(&buf, 15)
-		r.progress("%s", buf.String())
-	}
-	if err := r.stack.Stop(); err != nil {
-		r.problem("stack did not stop cleanly: %v", err)
-	}
+	opts.EndRun(r.stack, r.measure(ctx), &r.result.Problems)
 	return r.result, commands, nil
 }
 
 func (r *runner) progress(format string, args ...any) { r.opts.Progressf(format, args...) }
 
 func (r *runner) problem(format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
-	r.result.Problems = append(r.result.Problems, msg)
-	r.progress("  problem: %s", msg)
+	r.opts.Problem(&r.result.Problems, format, args...)
 }
 
 // startStack starts the control plane (with the audit log), the mock driver

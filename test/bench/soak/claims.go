@@ -7,12 +7,12 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/csi-protect/external-provisioner/test/e2e/framework"
 )
 
 // apiRetryBudget bounds how long a churn call keeps retrying while
@@ -38,30 +38,12 @@ func retryAPI(ctx context.Context, what string, fn func(context.Context) (bool, 
 }
 
 func createStorageClass(ctx context.Context, client kubernetes.Interface, provisioner string) error {
-	reclaim := corev1.PersistentVolumeReclaimDelete
-	binding := storagev1.VolumeBindingImmediate
-	sc := &storagev1.StorageClass{
-		ObjectMeta:        metav1.ObjectMeta{Name: storageClass},
-		Provisioner:       provisioner,
-		ReclaimPolicy:     &reclaim,
-		VolumeBindingMode: &binding,
-	}
-	_, err := client.StorageV1().StorageClasses().Create(ctx, sc, metav1.CreateOptions{})
+	_, err := client.StorageV1().StorageClasses().Create(ctx, framework.NewStorageClass(storageClass, provisioner), metav1.CreateOptions{})
 	return err
 }
 
 func claimSpec(name string, clone bool) *corev1.PersistentVolumeClaim {
-	class := storageClass
-	pvc := &corev1.PersistentVolumeClaim{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
-		Spec: corev1.PersistentVolumeClaimSpec{
-			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
-			StorageClassName: &class,
-			Resources: corev1.VolumeResourceRequirements{
-				Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")},
-			},
-		},
-	}
+	pvc := framework.NewClaim(namespace, name, storageClass, "1Gi")
 	if clone {
 		pvc.Spec.DataSource = &corev1.TypedLocalObjectReference{Kind: "PersistentVolumeClaim", Name: goldenClaim}
 	}

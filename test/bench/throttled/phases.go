@@ -42,8 +42,7 @@ func (r *runner) warmUp(ctx context.Context) error {
 func (r *runner) provision(ctx context.Context, names []string) error {
 	r.progress("  provisioning %d claims against %v calls/s", len(names), r.opts.APIRateLimit)
 	p := &r.result.Provisioning
-	cpu0 := r.sidecarCPU()
-	calls0, err := r.driverCalls()
+	m, err := r.startMeter("CreateVolume")
 	if err != nil {
 		return err
 	}
@@ -56,15 +55,7 @@ func (r *runner) provision(ctx context.Context, names []string) error {
 	if waitErr == nil {
 		waitErr = r.waitCount(ctx, r.remaining(start), "no claim to carry the provisioning-protection finalizer", names, claimwatch.IsSettled)
 	}
-	gaveUp := time.Now()
-	cpu1 := r.sidecarCPU()
-	if waitErr != nil && !r.timedOut(ctx) {
-		return waitErr
-	}
-	// The driver logs a call as it answers; the drain lets the last
-	// answers reach its log.
-	time.Sleep(bench.Drain)
-	calls1, err := r.driverCalls()
+	gaveUp, err := r.stopMeter(ctx, m, waitErr, p)
 	if err != nil {
 		return err
 	}
@@ -93,8 +84,6 @@ func (r *runner) provision(ctx context.Context, names []string) error {
 	}
 	// No NaN in results.json: the report reads 0 as not measured.
 	r.result.LatencyP50, r.result.LatencyP99 = measure.ZeroIfNaN(measure.Percentile(latency, 50)), measure.ZeroIfNaN(measure.Percentile(latency, 99))
-	p.Calls = callsOf(calls0, calls1, "CreateVolume")
-	p.SidecarCPU = cpuSeconds(cpu0, cpu1)
 	r.progress("  %d/%d Bound in %s; CreateVolume %d failed, %d succeeded; sidecar CPU %.1f s",
 		r.result.Bound, len(names), p.Duration.Round(time.Millisecond), p.Calls.Failed, p.Calls.Succeeded, p.SidecarCPU)
 	return nil
@@ -105,8 +94,7 @@ func (r *runner) provision(ctx context.Context, names []string) error {
 func (r *runner) deleteAll(ctx context.Context, names []string) error {
 	r.progress("  deleting %d claims", len(names))
 	p := &r.result.Deletion
-	cpu0 := r.sidecarCPU()
-	calls0, err := r.driverCalls()
+	m, err := r.startMeter("DeleteVolume")
 	if err != nil {
 		return err
 	}
@@ -119,13 +107,7 @@ func (r *runner) deleteAll(ctx context.Context, names []string) error {
 		left := r.tracker.LivePVs()
 		return left == 0, fmt.Errorf("%d PVs left", left)
 	})
-	gaveUp := time.Now()
-	cpu1 := r.sidecarCPU()
-	if waitErr != nil && !r.timedOut(ctx) {
-		return waitErr
-	}
-	time.Sleep(bench.Drain)
-	calls1, err := r.driverCalls()
+	gaveUp, err := r.stopMeter(ctx, m, waitErr, p)
 	if err != nil {
 		return err
 	}
@@ -142,11 +124,47 @@ func (r *runner) deleteAll(ctx context.Context, names []string) error {
 		p.TimedOut = true
 		p.Duration = gaveUp.Sub(start)
 	}
-	p.Calls = callsOf(calls0, calls1, "DeleteVolume")
-	p.SidecarCPU = cpuSeconds(cpu0, cpu1)
 	r.progress("  PVs gone in %s (%d left); DeleteVolume %d failed, %d succeeded; sidecar CPU %.1f s",
 		p.Duration.Round(time.Millisecond), r.result.PVsLeft, p.Calls.Failed, p.Calls.Succeeded, p.SidecarCPU)
 	return nil
+}
+
+// meter measures what a phase costs: the sidecar's CPU time and the
+// driver's answers to the phase's method.
+type meter struct {
+	method string
+	cpu    time.Duration
+	calls  *framework.DriverCalls
+}
+
+// startMeter starts measuring a phase whose driver calls are method's.
+func (r *runner) startMeter(method string) (meter, error) {
+	m := meter{method: method, cpu: r.sidecarCPU()}
+	var err error
+	m.calls, err = r.driverCalls()
+	return m, err
+}
+
+// stopMeter ends m once the phase's wait ended with waitErr, and returns
+// when that was. A wait that failed otherwise than by running out of time
+// ends the run: stopMeter returns its error. Else p gets the phase's calls
+// and sidecar CPU time.
+func (r *runner) stopMeter(ctx context.Context, m meter, waitErr error, p *Phase) (time.Time, error) {
+	gaveUp := time.Now()
+	cpu := r.sidecarCPU()
+	if waitErr != nil && !r.timedOut(ctx) {
+		return gaveUp, waitErr
+	}
+	// The driver logs a call as it answers; the drain lets the last
+	// answers reach its log.
+	time.Sleep(bench.Drain)
+	calls, err := r.driverCalls()
+	if err != nil {
+		return gaveUp, err
+	}
+	p.Calls = callsOf(m.calls, calls, m.method)
+	p.SidecarCPU = cpuSeconds(m.cpu, cpu)
+	return gaveUp, nil
 }
 
 // waitCount waits until every named claim satisfies done.

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
-	"time"
 
 	"k8s.io/client-go/kubernetes"
 
@@ -26,22 +24,13 @@ func Run(ctx context.Context, opts Options, how bench.Invocation) (*Report, erro
 		return nil, err
 	}
 	rep := &Report{Options: opts, Header: header, Variants: opts.Variants}
-	total, order := opts.Runs*len(opts.Variants), 0
-	for run := 1; run <= opts.Runs; run++ {
-		for _, v := range opts.Variants {
-			order++
-			opts.Progressf("[%s] throttled run %d/%d: %s, run %d of %d", time.Since(rep.Started).Round(time.Second), order, total, v.Name, run, opts.Runs)
-			res, err := runOnce(ctx, opts, v, run, order)
-			if err != nil {
-				return nil, fmt.Errorf("%s, run %d: %w", v.Name, run, err)
-			}
-			rep.Runs = append(rep.Runs, res)
-			if err := ctx.Err(); err != nil {
-				return nil, context.Cause(ctx)
-			}
-		}
+	rep.Runs, err = bench.Interleave(ctx, &rep.Header, opts.Runs, opts.Variants, bench.VariantName, func(v bench.Variant, r bench.Run) (*RunResult, error) {
+		opts.Progressf("[%s] throttled run %d/%d: %s, run %d of %d", rep.Elapsed(), r.Order, r.Total, v.Name, r.Number, opts.Runs)
+		return runOnce(ctx, opts, v, r.Number, r.Order)
+	})
+	if err != nil {
+		return nil, err
 	}
-	rep.Duration = time.Since(rep.Started)
 	return rep, nil
 }
 
@@ -84,24 +73,14 @@ func runOnce(ctx context.Context, opts Options, v bench.Variant, run, order int)
 	if err != nil {
 		return nil, fmt.Errorf("start the stack: %w", err)
 	}
-	if err := r.measure(ctx); err != nil {
-		r.problem("%v", err)
-		var tails strings.Builder
-		r.stack.WriteLogTails(&tails, 15)
-		r.progress("%s", tails.String())
-	}
-	if err := r.stack.Stop(); err != nil {
-		r.problem("stack did not stop cleanly: %v", err)
-	}
+	opts.EndRun(r.stack, r.measure(ctx), &r.result.Problems)
 	return r.result, nil
 }
 
 func (r *runner) progress(format string, args ...any) { r.opts.Progressf(format, args...) }
 
 func (r *runner) problem(format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
-	r.result.Problems = append(r.result.Problems, msg)
-	r.progress("  problem: %s", msg)
+	r.opts.Problem(&r.result.Problems, format, args...)
 }
 
 // measure runs the phases. It stops at the first error that makes the rest

@@ -8,12 +8,11 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/csi-protect/external-provisioner/internal/mockdriver"
+	"github.com/csi-protect/external-provisioner/test/e2e/framework"
 )
 
 const (
@@ -55,28 +54,11 @@ func (d *demo) run(ctx context.Context) (err error) {
 // to it, and checks that the driver holds the volume.
 func (d *demo) provision(ctx context.Context) (string, error) {
 	client := d.stack.Client()
-	reclaim := corev1.PersistentVolumeReclaimDelete
-	binding := storagev1.VolumeBindingImmediate
-	sc := &storagev1.StorageClass{
-		ObjectMeta:        metav1.ObjectMeta{Name: storageClassName},
-		Provisioner:       d.cfg.driverName,
-		ReclaimPolicy:     &reclaim,
-		VolumeBindingMode: &binding,
-	}
+	sc := framework.NewStorageClass(storageClassName, d.cfg.driverName)
 	if _, err := client.StorageV1().StorageClasses().Create(ctx, sc, metav1.CreateOptions{}); err != nil {
 		return "", fmt.Errorf("create StorageClass: %w", err)
 	}
-	className := storageClassName
-	pvc := &corev1.PersistentVolumeClaim{
-		ObjectMeta: metav1.ObjectMeta{Name: claimName, Namespace: d.cfg.namespace},
-		Spec: corev1.PersistentVolumeClaimSpec{
-			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
-			StorageClassName: &className,
-			Resources: corev1.VolumeResourceRequirements{
-				Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse(claimSize)},
-			},
-		},
-	}
+	pvc := framework.NewClaim(d.cfg.namespace, claimName, storageClassName, claimSize)
 	if _, err := client.CoreV1().PersistentVolumeClaims(d.cfg.namespace).Create(ctx, pvc, metav1.CreateOptions{}); err != nil {
 		return "", fmt.Errorf("create PVC: %w", err)
 	}

@@ -19,14 +19,9 @@ import (
 // metric called name, or if not exactly one series matches: a metric that is
 // missing never reads as zero.
 func MetricValue(text []byte, name string, labels map[string]string) (float64, error) {
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(bytes.NewReader(text))
+	family, err := metricFamily(text, name)
 	if err != nil {
-		return 0, fmt.Errorf("parse metrics: %w", err)
-	}
-	family, ok := families[name]
-	if !ok {
-		return 0, fmt.Errorf("no metric %s", name)
+		return 0, err
 	}
 	var matches []*dto.Metric
 	for _, m := range family.GetMetric() {
@@ -97,14 +92,9 @@ func Scrape(ctx context.Context, url string) ([]byte, error) {
 // MetricSum adds up every series of the gauge or counter called name in
 // text; a metric that is missing is an error, not zero.
 func MetricSum(text []byte, name string) (float64, error) {
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(bytes.NewReader(text))
+	family, err := metricFamily(text, name)
 	if err != nil {
-		return 0, fmt.Errorf("parse metrics: %w", err)
-	}
-	family, ok := families[name]
-	if !ok {
-		return 0, fmt.Errorf("no metric %s", name)
+		return 0, err
 	}
 	sum := 0.0
 	for _, m := range family.GetMetric() {
@@ -135,4 +125,20 @@ func metricHasLabels(m *dto.Metric, want map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// metricFamily parses text, a scrape in the text exposition format, and
+// returns the family of the metric called name; a metric that is missing
+// is an error.
+func metricFamily(text []byte, name string) (*dto.MetricFamily, error) {
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(bytes.NewReader(text))
+	if err != nil {
+		return nil, fmt.Errorf("parse metrics: %w", err)
+	}
+	family, ok := families[name]
+	if !ok {
+		return nil, fmt.Errorf("no metric %s", name)
+	}
+	return family, nil
 }

@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2/ktesting"
 
@@ -123,25 +121,13 @@ func TestStartStackNodes(t *testing.T) {
 
 func createVolume(ctx context.Context, t *testing.T, socket, name string) *csi.Volume {
 	t.Helper()
-	conn, err := grpc.NewClient("unix://"+socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	resp, err := csi.NewControllerClient(conn).CreateVolume(ctx, &csi.CreateVolumeRequest{
-		Name:          name,
-		CapacityRange: &csi.CapacityRange{RequiredBytes: 1 << 20},
-		VolumeCapabilities: []*csi.VolumeCapability{{
-			AccessType: &csi.VolumeCapability_Mount{Mount: &csi.VolumeCapability_MountVolume{}},
-			AccessMode: &csi.VolumeCapability_AccessMode{Mode: csi.VolumeCapability_AccessMode_SINGLE_NODE_WRITER},
-		}},
-	})
+	vol, err := CreateDriverVolume(ctx, socket, NewVolumeRequest(name, 1<<20))
 	if err != nil {
 		t.Fatalf("CreateVolume on %s: %v", socket, err)
 	}
-	return resp.GetVolume()
+	return vol
 }
 
 // StackOptions.Nodes refuses what a node's sidecar cannot be.

@@ -2,6 +2,7 @@ package framework
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -58,18 +59,7 @@ func declaresModule(goMod string) bool {
 // taken from the repository root, as the build script does, since `go test`
 // runs in the package's folder.
 func DefaultControlPlaneDir() (string, error) {
-	dir := os.Getenv(ControlPlaneDirEnv)
-	if dir == "" {
-		dir = filepath.Join("_output", "control-plane")
-	}
-	if filepath.IsAbs(dir) {
-		return dir, nil
-	}
-	root, err := RepoRoot()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(root, dir), nil
+	return repoPath(cmp.Or(os.Getenv(ControlPlaneDirEnv), filepath.Join("_output", "control-plane")))
 }
 
 // checkBinaries reports every missing or non-executable program in one error
@@ -96,16 +86,5 @@ const BinDirEnv = "BIN_DIR"
 // DefaultBinDir returns $BIN_DIR if set, else bin/ (where `make build` puts
 // the binaries). A relative path is taken from the repository root.
 func DefaultBinDir() (string, error) {
-	dir := os.Getenv(BinDirEnv)
-	if dir == "" {
-		dir = "bin"
-	}
-	if filepath.IsAbs(dir) {
-		return dir, nil
-	}
-	root, err := RepoRoot()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(root, dir), nil
+	return repoPath(cmp.Or(os.Getenv(BinDirEnv), "bin"))
 }

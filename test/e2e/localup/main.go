@@ -22,8 +22,6 @@ import (
 	"syscall"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 
@@ -142,17 +140,8 @@ func prepareWorkDir(cfg config) (string, bool, error) {
 
 // createStorageClass creates the driver's class, as the default class.
 func createStorageClass(ctx context.Context, s *framework.Stack) error {
-	reclaim := corev1.PersistentVolumeReclaimDelete
-	binding := storagev1.VolumeBindingImmediate
-	sc := &storagev1.StorageClass{
-		ObjectMeta: metav1.ObjectMeta{
-			Name:        storageClassName,
-			Annotations: map[string]string{"storageclass.kubernetes.io/is-default-class": "true"},
-		},
-		Provisioner:       s.DriverName(),
-		ReclaimPolicy:     &reclaim,
-		VolumeBindingMode: &binding,
-	}
+	sc := framework.NewStorageClass(storageClassName, s.DriverName())
+	sc.Annotations = map[string]string{"storageclass.kubernetes.io/is-default-class": "true"}
 	if _, err := s.Client().StorageV1().StorageClasses().Create(ctx, sc, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("create StorageClass %s: %w", storageClassName, err)
 	}

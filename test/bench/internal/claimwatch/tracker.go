@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/csi-protect/external-provisioner/internal/reconcile"
 	"github.com/csi-protect/external-provisioner/pkg/provisionstate"
 	"github.com/csi-protect/external-provisioner/test/bench"
 )
@@ -64,18 +65,10 @@ func (t *Tracker) Start(ctx context.Context, client kubernetes.Interface) error 
 	pvFactory := informers.NewSharedInformerFactory(client, 0)
 	claimInf := claimFactory.Core().V1().PersistentVolumeClaims().Informer()
 	pvInf := pvFactory.Core().V1().PersistentVolumes().Informer()
-	if _, err := claimInf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    t.onClaim,
-		UpdateFunc: func(_, obj any) { t.onClaim(obj) },
-		DeleteFunc: t.onClaimDeleted,
-	}); err != nil {
+	if _, err := claimInf.AddEventHandler(t.claimHandler()); err != nil {
 		return err
 	}
-	if _, err := pvInf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    t.onPV,
-		UpdateFunc: func(_, obj any) { t.onPV(obj) },
-		DeleteFunc: t.onPVDeleted,
-	}); err != nil {
+	if _, err := pvInf.AddEventHandler(t.pvHandler()); err != nil {
 		return err
 	}
 	claimFactory.Start(ctx.Done())
@@ -84,6 +77,17 @@ func (t *Tracker) Start(ctx context.Context, client kubernetes.Interface) error 
 		return fmt.Errorf("watches of claims and PVs did not sync: %w", context.Cause(ctx))
 	}
 	return nil
+}
+
+// claimHandler and pvHandler are the informers' handlers; a deleted
+// object comes unwrapped from the tombstone of a delete the informer
+// missed.
+func (t *Tracker) claimHandler() cache.ResourceEventHandlerFuncs {
+	return reconcile.Handler(t.onClaim, t.onClaimDeleted)
+}
+
+func (t *Tracker) pvHandler() cache.ResourceEventHandlerFuncs {
+	return reconcile.Handler(t.onPV, t.onPVDeleted)
 }
 
 // entry returns the record of a claim, creating it. t.mu must be held.
@@ -123,9 +127,6 @@ func (t *Tracker) onClaim(obj any) {
 }
 
 func (t *Tracker) onClaimDeleted(obj any) {
-	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = d.Obj
-	}
 	pvc, ok := obj.(*corev1.PersistentVolumeClaim)
 	if !ok {
 		return
@@ -136,9 +137,15 @@ func (t *Tracker) onClaimDeleted(obj any) {
 	setOnce(&t.entry(pvc.Name).Gone, now)
 }
 
-func (t *Tracker) onPV(obj any) {
+// boundPV is obj as a PV bound to a claim of the namespace, if it is one.
+func (t *Tracker) boundPV(obj any) (*corev1.PersistentVolume, bool) {
 	pv, ok := obj.(*corev1.PersistentVolume)
-	if !ok || pv.Spec.ClaimRef == nil || pv.Spec.ClaimRef.Namespace != t.namespace {
+	return pv, ok && pv.Spec.ClaimRef != nil && pv.Spec.ClaimRef.Namespace == t.namespace
+}
+
+func (t *Tracker) onPV(obj any) {
+	pv, ok := t.boundPV(obj)
+	if !ok {
 		return
 	}
 	now := time.Now()
@@ -149,11 +156,8 @@ func (t *Tracker) onPV(obj any) {
 }
 
 func (t *Tracker) onPVDeleted(obj any) {
-	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = d.Obj
-	}
-	pv, ok := obj.(*corev1.PersistentVolume)
-	if !ok || pv.Spec.ClaimRef == nil || pv.Spec.ClaimRef.Namespace != t.namespace {
+	pv, ok := t.boundPV(obj)
+	if !ok {
 		return
 	}
 	now := time.Now()

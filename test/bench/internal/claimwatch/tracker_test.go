@@ -57,7 +57,7 @@ func TestTrackerSteps(t *testing.T) {
 	}
 
 	tr.MarkDeleteSent("a", time.Now())
-	tr.onClaimDeleted(cache.DeletedFinalStateUnknown{Obj: claim("a", corev1.ClaimBound, nil)})
+	tr.claimHandler().OnDelete(cache.DeletedFinalStateUnknown{Obj: claim("a", corev1.ClaimBound, nil)})
 	tr.onPVDeleted(pv("pv-a", "ns", "a"))
 	c = tr.Snapshot(names)[0]
 	if !IsGone(&c) || !IsPVGone(&c) || c.DeleteSent.IsZero() || tr.LivePVs() != 0 {
