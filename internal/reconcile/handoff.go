@@ -3,8 +3,10 @@ package reconcile
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/klog/v2"
 )
 
@@ -40,6 +42,18 @@ func HandOffEach[T klog.KMetadata](ctx context.Context, objs []T, handOff func(c
 		}
 	}
 	return done, notDone
+}
+
+// HandOffCached hands off, with handOff, the objects of a cache that pick
+// selects, as HandOffEach does; list is the cache's lister's List.
+func HandOffCached[T klog.KMetadata](ctx context.Context, list func(labels.Selector) ([]T, error), pick func(T) bool, handOff func(context.Context, T) (bool, error)) (done, notDone int, err error) {
+	objs, err := list(labels.Everything())
+	if err != nil {
+		return 0, 0, err
+	}
+	objs = slices.DeleteFunc(objs, func(obj T) bool { return !pick(obj) })
+	done, notDone = HandOffEach(ctx, objs, handOff)
+	return done, notDone, nil
 }
 
 // OnFreshCopy runs try on obj and, while it answers 409 Conflict, reads

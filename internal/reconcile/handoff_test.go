@@ -8,6 +8,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 )
 
 func claimVersion(rv string) *v1.PersistentVolumeClaim {
@@ -76,5 +77,27 @@ func TestHandOffEachCountsAndStopsWhenItsTimeIsUp(t *testing.T) {
 	done, notDone = HandOffEach(ctx, objs, func(context.Context, *v1.PersistentVolumeClaim) (bool, error) { called++; return true, nil })
 	if done != 0 || notDone != 3 || called != 0 {
 		t.Errorf("after the deadline: done %d, not done %d, %d calls; want nothing done", done, notDone, called)
+	}
+}
+
+func TestHandOffCachedHandsOffThePickedObjectsOfTheCache(t *testing.T) {
+	list := func(labels.Selector) ([]*v1.PersistentVolumeClaim, error) {
+		return []*v1.PersistentVolumeClaim{claimVersion("1"), claimVersion("2"), claimVersion("3")}, nil
+	}
+	var handed []string
+	done, notDone, err := HandOffCached(context.Background(), list,
+		func(c *v1.PersistentVolumeClaim) bool { return c.ResourceVersion != "2" },
+		func(_ context.Context, c *v1.PersistentVolumeClaim) (bool, error) {
+			handed = append(handed, c.ResourceVersion)
+			return c.ResourceVersion == "1", nil
+		})
+	if err != nil || done != 1 || notDone != 1 || len(handed) != 2 || handed[1] != "3" {
+		t.Errorf("done %d, not done %d, err %v, handed %v; want versions 1 and 3 handed, 1 done", done, notDone, err, handed)
+	}
+
+	refused := errors.New("refused")
+	failing := func(labels.Selector) ([]*v1.PersistentVolumeClaim, error) { return nil, refused }
+	if _, _, err := HandOffCached(context.Background(), failing, nil, nil); !errors.Is(err, refused) {
+		t.Errorf("a list that fails: %v, want its error", err)
 	}
 }

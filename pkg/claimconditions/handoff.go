@@ -2,11 +2,9 @@ package claimconditions
 
 import (
 	"context"
-	"slices"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/klog/v2"
 
 	"github.com/csi-protect/external-provisioner/internal/reconcile"
@@ -28,15 +26,12 @@ import (
 // removed.
 func (c *Controller) HandOff(ctx context.Context) int {
 	logger := klog.FromContext(ctx)
-	claims, err := c.claims.List(labels.Everything())
+	carriesIt := func(claim *v1.PersistentVolumeClaim) bool { return conditionOf(claim) != nil && c.concerns(claim) }
+	removed, left, err := reconcile.HandOffCached(ctx, c.claims.List, carriesIt, c.handOffClaim)
 	if err != nil {
 		logger.Error(err, "Cannot list the claims to remove their condition from")
 		return 0
 	}
-	claims = slices.DeleteFunc(claims, func(claim *v1.PersistentVolumeClaim) bool {
-		return conditionOf(claim) == nil || !c.concerns(claim)
-	})
-	removed, left := reconcile.HandOffEach(ctx, claims, c.handOffClaim)
 	if removed > 0 || left > 0 {
 		logger.Info("Removed the claim condition from the claims this sidecar no longer serves", "removed", removed, "left", left)
 	}

@@ -6,7 +6,6 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/klog/v2"
 
 	"github.com/csi-protect/external-provisioner/internal/reconcile"
@@ -38,15 +37,14 @@ const msgKept = "The sidecar stopped while a CreateVolume for this claim may hav
 // how many claims it released.
 func (c *Controller) HandOff(ctx context.Context) int {
 	logger := klog.FromContext(ctx)
-	claims, err := c.claims.List(labels.Everything())
+	protected := func(claim *v1.PersistentVolumeClaim) bool {
+		return finalizer.Has(claim, provisionstate.ProvisioningProtectionFinalizer) && c.handsOff(claim)
+	}
+	released, kept, err := reconcile.HandOffCached(ctx, c.claims.List, protected, c.handOffClaim)
 	if err != nil {
 		logger.Error(err, "Cannot list the claims to hand off")
 		return 0
 	}
-	claims = slices.DeleteFunc(claims, func(claim *v1.PersistentVolumeClaim) bool {
-		return !finalizer.Has(claim, provisionstate.ProvisioningProtectionFinalizer) || !c.handsOff(claim)
-	})
-	released, kept := reconcile.HandOffEach(ctx, claims, c.handOffClaim)
 	if released > 0 || kept > 0 {
 		logger.Info("Handed off the claims this sidecar no longer serves", "released", released, "kept", kept)
 	}
