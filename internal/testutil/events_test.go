@@ -43,6 +43,8 @@ func TestEventsKeepsWhatWasDrained(t *testing.T) {
 func TestEventsWaitFindsAnEventOfItsReasonSayingEveryPart(t *testing.T) {
 	e := NewEvents()
 	go func() {
+		// Real time passes on purpose: the event must come after Wait
+		// has begun, to show that Wait waits for it.
 		time.Sleep(10 * time.Millisecond)
 		e.Eventf(NewClaim("apps", "db"), v1.EventTypeWarning, "Forbidden", "must allow %s on %s", "update", "PersistentVolumeClaim")
 	}()

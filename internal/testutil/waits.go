@@ -43,3 +43,21 @@ func Await(t testing.TB, timeout time.Duration, what string, check func() error)
 	}
 	t.Fatalf("timed out waiting for %s", what)
 }
+
+// Consistently checks, every few milliseconds for the whole of d, that
+// check keeps returning nil, and fails the test at the first error. It is
+// for what must NOT happen: an absence can only be shown by letting real
+// time pass, here the window in which the thing would have happened.
+func Consistently(t testing.TB, d time.Duration, check func() error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	var failed error
+	_ = poll.Until(ctx, 5*time.Millisecond, func(context.Context) (bool, error) {
+		failed = check()
+		return failed != nil, nil
+	}, nil)
+	if failed != nil {
+		t.Fatalf("%v", failed)
+	}
+}

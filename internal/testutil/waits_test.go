@@ -51,3 +51,23 @@ func TestAwaitSaysWhatItSawLast(t *testing.T) {
 		t.Errorf("failures %q", f.msgs)
 	}
 }
+
+func TestConsistentlyFailsAtTheFirstBreakAndPassesWhenNoneComes(t *testing.T) {
+	Consistently(t, 20*time.Millisecond, func() error { return nil })
+
+	f := &fatals{TB: t}
+	calls := 0
+	Consistently(f, 5*time.Second, func() error {
+		calls++
+		if calls == 3 {
+			return errors.New("a retry came")
+		}
+		return nil
+	})
+	if len(f.msgs) != 1 || f.msgs[0] != "a retry came" {
+		t.Errorf("failures %q, want the check's error once", f.msgs)
+	}
+	if calls != 3 {
+		t.Errorf("check called %d times, want it to stop at the break (3)", calls)
+	}
+}

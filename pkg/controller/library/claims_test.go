@@ -3,6 +3,7 @@ package library
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -49,10 +50,12 @@ func TestAnIgnoredClaimWaitsUntilItIsHandedBack(t *testing.T) {
 	l.start(t)
 	testutil.Eventually(t, 10*time.Second, "the first Provision", func() bool { return len(l.provisioner.provisions()) == 1 })
 	// The library retries a failure after 10ms: a retry would show.
-	time.Sleep(300 * time.Millisecond)
-	if n := len(l.provisioner.provisions()); n != 1 {
-		t.Fatalf("%d Provision calls after an IgnoredError, want 1", n)
-	}
+	testutil.Consistently(t, 300*time.Millisecond, func() error {
+		if n := len(l.provisioner.provisions()); n != 1 {
+			return fmt.Errorf("%d Provision calls after an IgnoredError, want 1", n)
+		}
+		return nil
+	})
 	if v := testutil.Metric(t, l.Registry, "test_persistentvolumeclaim_provision_failed_total", "class", testClass); v != 1 {
 		t.Fatalf("the library counted %v failed attempts, want 1", v)
 	}
@@ -75,10 +78,12 @@ func TestAClaimTheQualifierRefusesIsLeftAlone(t *testing.T) {
 	l := newLiveLibrary(t, []runtime.Object{newClaim("db"), newClass()}, liveOptions{})
 	l.provisioner.refuseClaims = true
 	l.start(t)
-	time.Sleep(300 * time.Millisecond)
-	if n := len(l.provisioner.provisions()); n != 0 {
-		t.Fatalf("%d Provision calls of a refused claim", n)
-	}
+	testutil.Consistently(t, 300*time.Millisecond, func() error {
+		if n := len(l.provisioner.provisions()); n != 0 {
+			return fmt.Errorf("%d Provision calls of a refused claim", n)
+		}
+		return nil
+	})
 	if events := l.events(t); len(events) != 0 {
 		t.Fatalf("events %v for a refused claim", events)
 	}
@@ -109,10 +114,12 @@ func TestAClaimUpdateSkipsTheBackOffUnlessItIsTheSidecarsOwnWrite(t *testing.T) 
 			})
 			continue
 		}
-		time.Sleep(300 * time.Millisecond)
-		if n := len(l.provisioner.provisions()); n != 1 {
-			t.Fatalf("%d Provision calls within the back-off after the sidecar's own write, want 1", n)
-		}
+		testutil.Consistently(t, 300*time.Millisecond, func() error {
+			if n := len(l.provisioner.provisions()); n != 1 {
+				return fmt.Errorf("%d Provision calls within the back-off after the sidecar's own write, want 1", n)
+			}
+			return nil
+		})
 		update(func(c *v1.PersistentVolumeClaim) { c.Labels = map[string]string{"team": "db"} })
 		testutil.Eventually(t, 10*time.Second, "the library to try again on another change", func() bool {
 			return len(l.provisioner.provisions()) == 2
@@ -211,10 +218,12 @@ func TestAFailureIsRetriedAtTheBackOffsPace(t *testing.T) {
 		if tc.atLeast > 1 {
 			continue
 		}
-		time.Sleep(300 * time.Millisecond)
-		if n := len(l.provisioner.provisions()); n != 1 {
-			t.Fatalf("%d Provision calls within a back-off of an hour, want 1", n)
-		}
+		testutil.Consistently(t, 300*time.Millisecond, func() error {
+			if n := len(l.provisioner.provisions()); n != 1 {
+				return fmt.Errorf("%d Provision calls within a back-off of an hour, want 1", n)
+			}
+			return nil
+		})
 	}
 }
 
@@ -255,8 +264,10 @@ func TestTheLibraryNamesThePVAfterTheClaimUID(t *testing.T) {
 	l = newLiveLibrary(t, []runtime.Object{claim, newClass(), pv}, liveOptions{})
 	l.provisioner.refuseVolumes = true
 	l.start(t)
-	time.Sleep(300 * time.Millisecond)
-	if n := len(l.provisioner.provisions()); n != 0 {
-		t.Fatalf("%d Provision calls of a claim whose PV exists", n)
-	}
+	testutil.Consistently(t, 300*time.Millisecond, func() error {
+		if n := len(l.provisioner.provisions()); n != 0 {
+			return fmt.Errorf("%d Provision calls of a claim whose PV exists", n)
+		}
+		return nil
+	})
 }

@@ -2,6 +2,7 @@ package library
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -87,11 +88,13 @@ func TestARefusedVolumeWaitsUntilItIsHandedBack(t *testing.T) {
 	l := newLiveLibrary(t, []runtime.Object{pv, newClass()}, liveOptions{})
 	l.provisioner.refuseVolumes = true
 	l.start(t)
-	// The library would have deleted the volume by now.
-	time.Sleep(300 * time.Millisecond)
-	if deletes := l.provisioner.deletes(); len(deletes) != 0 {
-		t.Fatalf("Delete called for %v while ShouldDelete refused", deletes)
-	}
+	// The library would delete the volume within this window.
+	testutil.Consistently(t, 300*time.Millisecond, func() error {
+		if deletes := l.provisioner.deletes(); len(deletes) != 0 {
+			return fmt.Errorf("Delete called for %v while ShouldDelete refused", deletes)
+		}
+		return nil
+	})
 	l.provisioner.set(func(s *stubProvisioner) { s.refuseVolumes = false })
 	l.adapter.RequeueVolume(l.volumeOf(t, pv.Name))
 	testutil.Eventually(t, 10*time.Second, "the volume handed back deleted", func() bool {
